@@ -1,0 +1,1 @@
+"""Camera pixels -> table-plane millimetres: ArUco homography, lens model, parallax, units, piece-set profiles."""

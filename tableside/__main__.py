@@ -1,0 +1,5 @@
+import sys
+
+from tableside.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Frames -> pieces: frame sources, segmentation, detectors, classifiers, grid fitting."""
