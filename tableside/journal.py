@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -425,51 +426,65 @@ def _read_all(fd: int) -> bytes:
 
 # ------------------------------------------------------------------------------------------------ PPN
 
-_PPN_NAMES = {
-    "easy-slider": "Easy Slider",
-    "slides-of-action": "Slides of Action",
-    "plans-of-action": "Plans of Action",
-    "martian-shuffleboard": "Martian Shuffleboard",
-    "epic-funhouse": "Epic Funhouse",
-}
-
 
 def ppn_game_type(game: str) -> str:
     """The PPN ``GameType`` name of a tableside game name (``easy-slider`` -> ``Easy Slider``)."""
-    return _PPN_NAMES.get(game, game.replace("-", " ").title())
+    from rules.ppn import GAME_TYPES
+
+    return GAME_TYPES.get(game, game.replace("-", " ").title())
 
 
 def write_ppn(journal: Journal, out: str | Path, event: str = "tableside", date: str | None = None) -> Path:
-    """Export a journal as a Portable Piecepack Notation file: a YAML metadata block, then numbered moves.
+    """Export a journal as a Portable Piecepack Notation file (written with :mod:`rules.ppn`).
 
     Metadata: ``GameType`` (the game's PPN name), ``Event`` (``tableside``), ``Date`` (the day the journal
-    was started, ``YYYY-MM-DD``) and, when present, the journal's ``Options`` and ``Setup`` under their own
-    keys. The movetext has one numbered move per line (``1. e4-D``) with the player or board in a comment.
+    was started, ``YYYY-MM-DD``) and, when the journal has them, its options and set-up under ``Tableside``
+    (``{options: ..., setup: ...}``; a key of its own so that PPN readers do not take it for theirs). The
+    movetext numbers the moves (``1. c1-d1 b1-c1 {Blue}``) with the player or board as a comment.
 
-    This is a minimal exporter that writes the moves' tableside text; a game whose move text differs from
-    PPN's movetext needs the per-game adapters of ``rules.ppn`` (to switch to once they exist).
+    The moves are written as the journal holds them (the rules' move text). Games whose move text is PPN
+    movetext (Slides of Action's is) give a record piecepackr can replay; for the others the per-game
+    adapters of :mod:`rules.ppn` are the place to convert. The text is parsed back with :func:`rules.ppn.parse`
+    before anything is written: a move that is not PPN raises :class:`~rules.base.RecordError` naming it.
     """
-    import yaml  # PyYAML quotes whatever needs quoting in the metadata block
+    import yaml
+
+    from rules import ppn
 
     out = Path(out)
     header = journal.header
     if date is None:
         date = header.started[:10] if len(header.started) >= 10 else _dt.date.today().isoformat()
     metadata: dict[str, Any] = {"GameType": ppn_game_type(header.game), "Event": event, "Date": date}
-    if header.options:
-        metadata["Options"] = dict(header.options)
-    if header.setup:
-        metadata["Setup"] = dict(header.setup)
+    tableside = {k: dict(v) for k, v in (("options", header.options), ("setup", header.setup)) if v}
+    if tableside:
+        metadata["Tableside"] = tableside
     block = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, default_flow_style=False)
-    lines = ["---", block.rstrip("\n"), "..."]
+    head = ["---", *block.rstrip("\n").splitlines(), "..."]
+    body = []
     for entry in journal.entries:
         comment = f" {{{_ppn_comment(entry.who)}}}" if entry.who else ""
-        lines.append(f"{entry.seq}. {entry.move}{comment}")
-    text = "\n".join(lines) + "\n"
+        body.append(f"{entry.seq}. {entry.move}{comment}")
+    try:
+        games = ppn.parse("\n".join(head + body) + "\n", source=str(out))
+    except RecordError as err:
+        reason = _which_move(str(err), len(head), journal)
+        raise RecordError(f"{journal.path}: cannot export as PPN: {reason}") from None
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_text(ppn.dumps(games), encoding="utf-8")
     os.replace(tmp, out)  # never a half-written record under the real name
     return out
+
+
+def _which_move(message: str, head_lines: int, journal: Journal) -> str:
+    """Turn the PPN parser's "line L, column C: ..." into the journal move it is about."""
+    match = re.search(r"line (\d+), column \d+: (.*)", message)
+    if match:
+        index = int(match.group(1)) - head_lines - 1
+        if 0 <= index < len(journal.entries):
+            entry = journal.entries[index]
+            return f"move {entry.seq} ({entry.move!r}) is not PPN movetext: {match.group(2)}"
+    return message
 
 
 def _ppn_comment(text: str) -> str:

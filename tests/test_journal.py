@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
+from rules import ppn
 from rules import slides_of_action as soa
 from rules.base import RecordError
 from tableside.journal import Journal, MoveRecord, write_ppn
@@ -61,9 +61,9 @@ def test_a_real_game_is_rebuilt_from_the_journal(tmp_path):
     with Journal.open(path, "slides-of-action", setup={"players": 3}) as journal:
         for _ in range(6):
             move = state.legal_moves()[0]
-            mover = state.turn if hasattr(state, "turn") else None
+            mover = state.turn
             state = state.apply(move)
-            journal.append(MoveRecord(move, who=str(getattr(mover, "value", mover)), state=str(state)))
+            journal.append(MoveRecord(move, who=mover.value, state=str(state)))
     resumed = Journal.resume(path)
     resumed.close()
     replayed = soa.State.initial(players=resumed.header.setup["players"])
@@ -226,17 +226,38 @@ def test_a_killed_writer_loses_nothing_it_reported(tmp_path):
     assert len(seqs) - max(reported) <= 1  # at most the one being written when killed
 
 
-def test_export_ppn(tmp_path):
-    path = tmp_path / "game.jsonl"
-    _data, moves = make_journal(path)
-    out = Journal.load(path).export_ppn(tmp_path / "game.ppn")
+def test_export_ppn_reads_back_with_rules_ppn(tmp_path):
+    path = tmp_path / "soa.jsonl"
+    state = soa.State.initial(players=3)
+    played, movers = [], []
+    with Journal.open(path, "slides-of-action", setup={"players": 3}, options={"one_diagonal": False}) as journal:
+        for _ in range(4):
+            move = state.legal_moves()[-1]
+            movers.append(state.turn.colour.capitalize())
+            state = state.apply(move)
+            played.append(move)
+            journal.append(MoveRecord(move, who=movers[-1]))
+    out = Journal.load(path).export_ppn(tmp_path / "soa.ppn")
     text = out.read_text(encoding="utf-8")
     assert text.startswith("---\n")
-    block, movetext = text[4:].split("\n...\n", 1)
-    meta = yaml.safe_load(block)
-    assert meta["GameType"] == "Easy Slider" and meta["Event"] == "tableside"
+    (game,) = ppn.read(out)
+    meta = game.metadata
+    assert meta["GameType"] == "Slides of Action" and meta["Event"] == "tableside"
     assert str(meta["Date"]) == Journal.load(path).header.started[:10]
-    assert meta["Setup"] == SETUP and meta["Options"] == OPTIONS
-    assert movetext.splitlines() == [f"{i + 1}. {m} {{{'Red' if i % 2 == 0 else 'Blue'}}}" for i, m in enumerate(moves)]
-    again = write_ppn(Journal.load(path), tmp_path / "game.ppn", date="2024-05-01")
-    assert "Date: '2024-05-01'" in again.read_text(encoding="utf-8")
+    assert meta["Tableside"] == {"options": {"one_diagonal": False}, "setup": {"players": 3}}
+    assert game.game_type == "slides-of-action"
+    assert [m.number for m in game.moves] == ["1.", "2.", "3.", "4."]
+    # The record's moves are the journal's: each step's submoves read back as the same slide.
+    steps = [" ".join(str(sub) for sub in step.submoves) for step in game.steps()]
+    assert [soa.Move.parse(step) for step in steps] == played
+    assert [step.comments for step in game.steps()] == [[name] for name in movers]
+    again = write_ppn(Journal.load(path), tmp_path / "soa.ppn", date="2024-05-01")
+    assert str(ppn.read(again)[0].metadata["Date"]) == "2024-05-01"
+
+
+def test_export_refuses_moves_that_are_not_ppn(tmp_path):
+    path = tmp_path / "game.jsonl"
+    make_journal(path)  # Easy Slider moves written as "e1-D": not PPN movetext
+    with pytest.raises(RecordError, match=r"move 1 \('e1-D'\) is not PPN movetext"):
+        Journal.load(path).export_ppn(tmp_path / "game.ppn")
+    assert not (tmp_path / "game.ppn").exists()
