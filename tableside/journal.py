@@ -26,6 +26,7 @@ import datetime as _dt
 import json
 import os
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -264,6 +265,7 @@ class Journal:
         self.header = header
         self._entries = entries
         self._fd = fd
+        self._lock = threading.Lock()  # one line at a time, whichever thread appends
         self.recovered = recovered
 
     # --------------------------------------------------------------------------------- constructors
@@ -360,6 +362,10 @@ class Journal:
         ``record`` is a :class:`MoveRecord`, a mapping with ``move`` (and optionally ``who``, ``state`` and
         more keys), or a move object (its ``str()`` is the move text).
         """
+        with self._lock:
+            return self._append(record)
+
+    def _append(self, record: MoveRecord | Mapping[str, Any] | Any) -> Entry:
         if self._fd is None:
             raise ValueError(f"journal {self.path} is closed (or was only loaded)")
         if isinstance(record, MoveRecord):
