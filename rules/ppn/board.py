@@ -32,7 +32,15 @@ from rules.ppn import (
     fmt_number,
 )
 
-__all__ = ["BoardPiece", "Board"]
+__all__ = ["BoardPiece", "Board", "PlayError"]
+
+
+class PlayError(RecordError):
+    """A submove that cannot be played on the board (no piece where it says): ``reason`` says why."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -132,7 +140,7 @@ class Board:
             return self._apply(sub, start)
         except _Failure as err:
             where = f"line {sub.line}, column {sub.column}: " if sub.line else ""
-            raise RecordError(f"{where}cannot play {sub}: {err}") from None
+            raise PlayError(f"{where}cannot play {sub}: {err}", f"cannot play {sub}: {err}") from None
 
     def _apply(self, sub: Submove, start: Board) -> Board:
         op = sub.op
