@@ -474,10 +474,14 @@ class State:
     @classmethod
     def from_layout(cls, track: Track | Sequence[Tile | str], suit: Suit | str,
                     hand: Iterable[int | str] = range(COINS_PER_SUIT), start: int = 1,
-                    scoreboard: Sequence[ScoreboardPair | Sequence] = (), from_end: bool = False) -> State:
-        """Any possible position. ``track`` is a :class:`Track` or the tiles in laying order; ``hand`` the
-        ranks still to flick; ``scoreboard`` pairs as :class:`ScoreboardPair` or ``(coin, tile, marker coins)``.
-        The draw pool is every coin not in hand or on the scoreboard."""
+                    scoreboard: Sequence[ScoreboardPair | Sequence] = (), from_end: bool = False,
+                    cells: Sequence[Sequence[int]] | None = None) -> State:
+        """Any possible position. ``track`` is a :class:`Track` or the tiles in laying order (with ``cells``,
+        their cells, checked against the laying rules); ``hand`` the ranks still to flick; ``scoreboard`` pairs
+        as :class:`ScoreboardPair` or ``(coin, tile, marker coins)``; ``from_end`` flicks from the last tile
+        laid. The draw pool is every coin not in hand or on the scoreboard."""
+        if cells is not None and not isinstance(track, Track):
+            track = Track.from_layout(track, [tuple(c) for c in cells])
         if not isinstance(track, Track):
             try:
                 tiles = tuple(parse_tile(t) for t in track)
@@ -523,6 +527,16 @@ class State:
             raise LayoutError(f"the scoreboard holds {len(pairs)} pairs, but only {COINS_PER_SUIT} coins are flicked")
         pool = _sorted_coins(c for c in ALL_COINS if c not in set(used))
         return cls(tuple(course), track, suit, tuple(ranks), start, tuple(pairs), pool)
+
+    def to_layout(self) -> dict:
+        """Plain JSON-ready data (codes, ranks, lists) with ``State.from_layout(**state.to_layout()) == state``."""
+        data = {"track": [tile_code(t) for t in self.track.tiles], "suit": self.suit.value, "hand": list(self.hand),
+                "start": self.start, "from_end": len(self.course) > 1 and self.course != self.track.tiles,
+                "scoreboard": [[coin_code(p.coin), tile_code(p.tile), [coin_code(c) for c in p.marker]]
+                               for p in self.scoreboard]}
+        if self.track.cells:
+            data["cells"] = [list(c) for c in self.track.cells]
+        return data
 
     # ----------------------------------------------------------------- queries
     def legal_moves(self) -> list[Event]:

@@ -221,6 +221,13 @@ class State:
         tiles = list(first) + list(second)
         return cls.from_layout([tiles[r * WIDTH:(r + 1) * WIDTH] for r in range(HEIGHT)])
 
+    def to_layout(self) -> dict:
+        """Plain JSON-ready data (tile codes) with ``State.from_layout(**state.to_layout()) == state``."""
+        return {"board": [" ".join(tile_code(t) if t else EMPTY for t in row) for row in self.board],
+                "twins": [tile_code(t) for t in self.twins],
+                "cousins": [tile_code(t) for t in self.cousins],
+                "distant_relatives": [tile_code(t) for t in self.distant_relatives]}
+
     # ----------------------------------------------------------------- queries
     def tile_at(self, cell: Cell) -> Tile | None:
         return self.board[cell[1]][cell[0]]

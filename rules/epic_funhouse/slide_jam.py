@@ -263,6 +263,11 @@ class State:
         (rng or random.Random()).shuffle(tiles)
         return cls.from_tiles(tiles)
 
+    def to_layout(self) -> dict:
+        """Plain JSON-ready data (tile codes) with ``State.from_layout(**state.to_layout()) == state``."""
+        return {"board": [" ".join(tile_code(t) if t else EMPTY for t in row) for row in self.board],
+                "stacks": [[tile_code(t) for t in pile] for pile in self.stacks]}
+
     # ----------------------------------------------------------------- queries
     def tile_at(self, cell: Cell) -> Tile | None:
         col, row = cell

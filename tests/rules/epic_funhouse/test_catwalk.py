@@ -1,5 +1,6 @@
 """Catwalk (Epic Funhouse room 3): laying the track by the suit compass, flick events, the scoreboard."""
 
+import json
 import random
 
 import pytest
@@ -206,6 +207,9 @@ def test_starting_from_the_other_end_reverses_the_course():
     state = State.new(track, Suit.CROWNS, from_end=True)
     assert state.course == tuple(reversed(COURSE)) and len(state.pool) == 18 and state.hand == (0, 1, 2, 3, 4, 5)
     assert state.apply("5 off 1").scoreboard[0].tile == COURSE[-1]
+    assert State.from_layout(**state.to_layout()) == state
+    no_map = State.from_layout(COURSE, "suns", from_end=True).apply("4 off 2")
+    assert "cells" not in no_map.to_layout() and State.from_layout(**no_map.to_layout()) == no_map
 
 
 def test_explain_finds_the_event_or_says_why():
@@ -278,6 +282,7 @@ def test_random_catwalks_and_flicks_keep_the_invariants(stacks, seed, suit, from
         found = explain(state, after)
         assert found.legal and found.moves == (event,)
         assert State.from_layout(track, suit, after.hand, after.start, after.scoreboard, from_end) == after
+        assert State.from_layout(**json.loads(json.dumps(after.to_layout()))) == after
         state = after
     handed = transition(state)
     pairs, pool = handed.for_barrels()

@@ -1,5 +1,6 @@
 """Magic Mirror (Epic Funhouse room 2): the seed's rules and examples, decisions, and properties."""
 
+import json
 import random
 
 import pytest
@@ -201,6 +202,7 @@ def test_random_legal_play_keeps_the_invariants(order, data):
         found = explain(state, after)
         assert found.legal and found.moves == (move,)
         assert State.from_layout(after.board, after.twins, after.cousins, after.distant_relatives) == after
+        assert State.from_layout(**json.loads(json.dumps(after.to_layout()))) == after
         state = after
     handed = transition(state)
     assert sorted(t for pile in handed for t in pile) == sorted(ALL_TILES)

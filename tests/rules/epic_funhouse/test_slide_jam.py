@@ -1,5 +1,6 @@
 """Slide Jam (Epic Funhouse room 1): examples from the seed's text and figures, decisions, and properties."""
 
+import json
 import random
 
 import pytest
@@ -271,6 +272,7 @@ def test_random_legal_play_keeps_the_invariants(tiles, data):
         found = explain(state, after)
         assert found.legal and len(found.moves) == 1 and state.apply(found.moves[0]) == after
         assert State.from_layout(after.board, after.stacks) == after
+        assert State.from_layout(**json.loads(json.dumps(after.to_layout()))) == after
         state = after
     first, second = transition(state)
     assert len(first) == len(second) == 12 and sorted(first + second) == sorted(ALL_TILES)
