@@ -37,7 +37,7 @@ Decisions where the seed leaves room:
   most two open sides and 6 is divisible by 1 and 2 (and 3), so every open direction is equally likely. With
   one open side no roll is needed. The roll is an input: :func:`lay_catwalk` takes a ``random.Random``, an
   iterable of faces, or a function returning a face.
-* **Boxed in.** The seed does not foresee an end with no open side (it happens in roughly one random layout in
+* **Boxed in.** The seed does not foresee an end with no open side (measured: in about one catwalk in six or
   seven). The catwalk then bridges: the tile is laid straight on (in the direction the catwalk has been going)
   on the first free cell beyond the tiles in the way, as a raised or staggered tile would be on the table.
   Consecutive tiles then do not share an edge; :attr:`Track.bridges` lists where.

@@ -82,7 +82,8 @@ FIG2_BEFORE = ["S3 A4 C5 Mn",
 
 
 def test_slide_after_a_pop_moves_every_tile_as_far_as_it_can():
-    # Figure 2: before the pop, after the pop (a hole), after the slide.
+    # A Figure 2 style sequence (the seed's text carries only the caption: "2A: Before pop, 2B: After pop,
+    # before slide, 2C: After slide"): a family pops out of a full board and the tiles slide down.
     before = State.from_layout(FIG2_BEFORE)
     move = Move.parse("b5a5a4>1 D")  # 2 of suns, ace of moons, 3 of crowns
     after = before.apply(move)
@@ -116,6 +117,14 @@ def test_a_slide_that_moves_nothing_is_legal():
     for slide in "RU":  # the tiles left are already against the right and top edges
         after = state.apply(f"a6b6c6>1 {slide}")
         assert cells_of(after)[:2] == [". . . S3", ". . . M4"]
+
+
+def test_each_tile_slides_not_the_piece_as_one_block():
+    # "the tiles on that edge of the board should all be flush": an L-shaped piece does not slide as a rigid
+    # block stopped by its first tile to reach the edge; every tile goes as far as it can.
+    state = board("Sn Ma C2 .", "S3 M4 . .", ". C5 . .")
+    after = state.apply("a6b6c6>1 L")
+    assert cells_of(after)[:3] == [EMPTY_ROW, "S3 M4 . .", "C5 . . ."]
 
 
 def test_a_board_in_pieces_slides_piecewise():
