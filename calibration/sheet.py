@@ -36,6 +36,7 @@ __all__ = [
     "layout_for_marker_ids",
     "print_px_per_mm",
     "write_sheet",
+    "text_font",
 ]
 
 # Paper sizes (portrait, width x height) in millimetres. Letter is 8.5 x 11 inches.
@@ -177,7 +178,8 @@ def _paint_marker(sheet: np.ndarray, corners_mm: np.ndarray, bits: np.ndarray, p
     sheet[r0:r1, c0:c1] = np.round(np.minimum(region, patch)).astype(np.uint8)
 
 
-def _font(size_px: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+def text_font(size_px: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    """DejaVu Sans (or Pillow's built-in font) at ``size_px`` pixels, for the text printed on sheets."""
     for name in ("DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "LiberationSans-Regular.ttf"):
         try:
             return ImageFont.truetype(name, size_px)
@@ -196,7 +198,7 @@ def _paint_text(sheet: np.ndarray, layout: SheetLayout, px_per_mm: float) -> np.
     image = Image.fromarray(sheet, mode="L")
     draw = ImageDraw.Draw(image)
     p = px_per_mm
-    font = _font(max(6, round(_TEXT_MM * p)))
+    font = text_font(max(6, round(_TEXT_MM * p)))
     x_in, y_in, x_out, y_out = layout.inner_rect_mm()
     centre_x = layout.width_mm / 2
     lines = [
