@@ -72,7 +72,7 @@ __all__ = [
     "Move",
     "State",
     "SlideJamStacks",
-    "is_family",
+    "family_problem",
     "transition",
     "explain",
     "best_line",
@@ -171,7 +171,7 @@ def _touch(a: Cell, b: Cell) -> bool:
     return a != b and abs(a[0] - b[0]) <= 1 and abs(a[1] - b[1]) <= 1
 
 
-def is_family(placed: Sequence[tuple[Cell, Tile]]) -> str | None:
+def family_problem(placed: Sequence[tuple[Cell, Tile]]) -> str | None:
     """None when the three (cell, tile) pairs form a family, else a sentence saying why not."""
     tiles = [t for _, t in placed]
     middle_rank = _rank_chain([t.rank for t in tiles])
@@ -332,7 +332,7 @@ class State:
             if tile is None:
                 raise IllegalMove(f"there is no tile on {_name(cell)}", move)
             placed.append((cell, tile))
-        problem = is_family(placed)
+        problem = family_problem(placed)
         if problem is not None:
             raise IllegalMove(problem, move)
         grid = [list(row) for row in self.board]
@@ -423,7 +423,7 @@ def explain(before: State, after: State) -> Explanation:
         return Explanation(tuple(moves))
     if len(gone) == 3:
         placed = [(c, t) for c, t in before.placed() if t in gone]
-        problem = is_family(placed)
+        problem = family_problem(placed)
         if problem is not None:
             return Explanation(reason=problem)
         grew = [len(a) - len(b) for a, b in zip(after.stacks, before.stacks, strict=True)]
