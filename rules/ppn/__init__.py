@@ -208,7 +208,8 @@ class PieceSpec:
             out += str(self.rank)
         extras = []
         if self.angle is not None:
-            if self.angle in _ANGLE_MARK:
+            # "<" is written ",a90": a spec ending in "<" before a move's "-" would read as an offset "<-".
+            if self.angle in _ANGLE_MARK and self.angle != 90.0:
                 out += _ANGLE_MARK[self.angle]
             else:
                 extras.append(f"a{fmt_number(self.angle)}")
@@ -793,8 +794,11 @@ class Game:
         lines.append("...")
         tokens = [f"{{{c}}}" for c in self.comments]
         for move in self.moves:
-            parts = [str(s) for s in move.steps]
-            body = "; ".join(p for p in parts if p)
+            body = ""
+            for part in (str(s) for s in move.steps):
+                if part:
+                    # a comment must be followed by whitespace, so the step separator gets a space before it
+                    body += (" ; " if body.endswith("}") else "; ") + part if body else part
             if not body and move.number is None:
                 continue
             tokens.append(f"{move.number} {body}".strip() if move.number else body)

@@ -7,7 +7,8 @@ Record form (as in the example record published with the PPN specification)
     top-level key ``Goal: all`` asks for all four suits connected (default ``one``).
 
 Every submove is a move of its own: a jump ``(5,3)-4U`` (or ``-2D``: the coin moved last, again), a rotation
-``5(5.5,5.5)$>90`` (a trailing ``!`` only redraws), a shift ``5(7.5,5.5)-2R``. ``({2..7},3)-2D`` is six jumps.
+``5(5.5,5.5)$>90`` (a trailing ``!`` only redraws), a shift ``5(7.5,5.5)-2R`` (written relative: with an
+absolute destination PPN would put the tile and its four coins on one point). ``({2..7},3)-2D`` is six jumps.
 The board after each submove decides what moved: one coin (a jump), or a tile with its coins (turned: a
 rotation; moved: a shift).
 """
@@ -86,6 +87,16 @@ def read_move(state: poa.State, before: Board, after: Board, submoves: list[Subm
 
 
 def move_text(state: poa.State, move: poa.Move) -> str:
+    """PPN for a move. A shift is written with a relative destination (``5(7.5,5.5)-4R``): with an absolute one
+    (``-(11.5,5.5)``) PPN puts all five pieces on that one point."""
+    if isinstance(move, poa.Shift):
+        dx, dy = move.to[0] - move.tile[0], move.to[1] - move.tile[1]
+        direction = {(1, 0): "R", (-1, 0): "L", (0, 1): "U", (0, -1): "D"}.get(
+            ((dx > 0) - (dx < 0), (dy > 0) - (dy < 0)))
+        cx, cy = poa.tile_centre(move.tile)
+        if direction is not None and (dx == 0 or dy == 0):
+            return f"5({fmt_number(cx)},{fmt_number(cy)})-{abs(dx) + abs(dy)}{direction}"
+        return f"5({fmt_number(cx)},{fmt_number(cy)})-<{dx},{dy}>"
     return str(move)
 
 
