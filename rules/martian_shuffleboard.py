@@ -627,6 +627,17 @@ class State:
         leaders = [c for c, v in points.items() if v == best]
         return leaders[0] if len(leaders) == 1 else None
 
+    def result(self) -> str:
+        """A sentence: who won with how many points, or whose turn it is."""
+        points = self.scores()
+        table = ", ".join(f"{c} {points[c]}" for c in self.players)
+        if not self.is_over():
+            return f"the game goes on: {self.player_to_move} to flick ({table})"
+        winner = self.winner()
+        if winner is None:
+            return f"a tie ({table})"
+        return f"{winner} wins ({table})"
+
     # -- moves
     def apply(self, move: Move | str) -> State:
         """The state after ``move``; :class:`IllegalMove` with the reason when the rules forbid it."""

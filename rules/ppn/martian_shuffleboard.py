@@ -192,4 +192,7 @@ def goal_reached(state: ms.State) -> bool:
 
 
 def position_json(state: ms.State) -> dict[str, Any]:
-    return state.to_json()
+    """The state's JSON plus every pair of pieces on the table with its gap and who scores from it."""
+    out = state.to_json()
+    out["pairs"] = [p.to_json() for p in state.score_report().pairs]
+    return out
