@@ -769,7 +769,7 @@ class Game:
 
     @property
     def game_type(self) -> str | None:
-        """The tableside name of the game (``SetUp`` first, then ``GameType``), or None."""
+        """The tableside name of the game: ``GameType``'s name (else ``SetUp``'s unless it is ``None``), or None."""
         for key in ("GameType", "SetUp"):
             value = self.metadata.get(key)
             if isinstance(value, Mapping):

@@ -14,18 +14,19 @@ Coordinates
 
 Pieces
     A pyramid is its colour letter (R red, K black, G green, B blue, Y yellow, W white; orange, purple, cyan and
-    clear are written ``,s6`` ... ``,s9``), its pips (1 Small, 2 Medium, 3 Large) and its side: ``x`` standing
-    upright (PPN's "top" view), ``f`` lying flat. Every colour has one piece of each size, so ``?B1`` names blue's
-    Small wherever it is.
+    clear are written ``,s6`` ... ``,s9`` with ``,icehouse_pieces'``), its pips (1 Small, 2 Medium, 3 Large) and
+    its side: ``x`` standing upright (PPN's "top" view), ``f`` lying flat. Every colour has one piece of each
+    size, so ``?xB1`` names blue's Small standing wherever it is (the ``x`` also lets piecepackr's parser, which
+    counts Icehouse pips from one, find it).
 
 One flick = one step (pieces in a player's hand are not on the PPN board):
     ``R3x,a345@(412.5,-300)``      the slid piece stopped upright there (a drop from the hand)
     ``R3x@(0,150) + *``            the slid piece tipped flat and went back to its owner (put at the owner's
                                    place beside the table, turned over, taken away)
     ``R3x@(0,150) *``              the slid piece fell off the table
-    ``?B1-(405,-322.1) @>15``      it pushed blue's Small there, turning it 15 degrees clockwise
-    ``+?B1 *?B1``                  it knocked blue's Small flat (turned over, then taken back by its owner)
-    ``*?B1``                       it knocked blue's Small off the table
+    ``?xB1-(405,-322.1) @>15``     it pushed blue's Small there, turning it 15 degrees clockwise
+    ``?xB1~f *``                   it knocked blue's Small flat (laid on its face, then taken back by its owner)
+    ``*?xB1``                      it knocked blue's Small off the table
 The owner's place for player *i* (0-based, turn order) is ``(100*i, 150)``: 150 mm beyond the top edge of the
 table frame. Reading, a piece taken away while lying flat was knocked flat, while standing it fell off.
 """
@@ -57,7 +58,8 @@ def spec_of(piece: ms.Piece, side: str = "top", angle_deg: float = 0.0) -> Piece
     angle = round(ppn_angle, 1) if ppn_angle else None
     if piece.color in LETTERS:
         return PieceSpec("pyramid", side, LETTERS[piece.color], piece.size.points, angle)
-    return PieceSpec("pyramid", side, None, piece.size.points, angle, suit_index=INDICES[piece.color])
+    return PieceSpec("pyramid", side, None, piece.size.points, angle, suit_index=INDICES[piece.color],
+                     cfg="icehouse_pieces")
 
 
 def piece_of(p: BoardPiece) -> ms.Piece:
@@ -157,7 +159,7 @@ def move_text(state: ms.State, move: ms.Move) -> str:
         parts += [f"{spec_of(move.piece, 'top')}@{_hand_spot(state, move.piece)}", "*"]
     for piece, outcome in move.crashes:
         full = spec_of(piece)
-        ident = "?" + str(PieceSpec(None, None, full.suit, full.rank, None, full.suit_index))
+        ident = "?" + str(PieceSpec(None, "top", full.suit, full.rank, None, full.suit_index))
         if isinstance(outcome, ms.Placement):
             parts.append(f"{ident}-{_point(outcome.x_mm, outcome.y_mm)}")
             old = state.placed(piece)
@@ -165,7 +167,7 @@ def move_text(state: ms.State, move: ms.Move) -> str:
             if turn and turn != 90.0:
                 parts.append(f"@>{fmt_number(turn)}")
         elif outcome is ms.Crash.FLAT:
-            parts += [f"+{ident}", f"*{ident}"]
+            parts += [f"{ident}~f", "*"]
         else:
             parts.append(f"*{ident}")
     return " ".join(parts)
