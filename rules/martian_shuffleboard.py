@@ -441,6 +441,25 @@ class Move:
     def player(self) -> str:
         return self.piece.color
 
+    def describe(self) -> str:
+        """The flick in words: "red slides the medium to x 450.0, y 300.0 mm; it knocks blue small flat"."""
+        mover = self.player
+
+        def fate(piece: Piece, outcome: Outcome, slid: bool) -> str:
+            if isinstance(outcome, Placement):
+                where = f"x {outcome.x_mm:.1f}, y {outcome.y_mm:.1f} mm"
+                return f"to {where}" if slid else f"pushes {piece.spoken} to {where}"
+            if outcome is Crash.FLAT:
+                text = "and it tips over" if slid else f"knocks {piece.spoken} flat"
+                return f"{text} (back to {piece.color})"
+            gone = "out of the game" if piece.color == mover else f"back to {piece.color}"
+            return f"and it falls off the table ({gone})" if slid else f"knocks {piece.spoken} off the table ({gone})"
+
+        text = f"{mover} slides the {self.piece.size.value} {fate(self.piece, self.outcome, True)}"
+        if self.crashes:
+            text += "; it " + ", ".join(fate(p, o, False) for p, o in self.crashes)
+        return text
+
     def to_json(self) -> dict[str, Any]:
         return {"move": str(self), "player": self.player}
 

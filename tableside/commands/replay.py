@@ -54,7 +54,9 @@ def print_replay(result: Replay, moves: bool = True, indent: str = "") -> None:
         print(f"{indent}illegal move {bad.number}{where}: {bad.move}")
         print(f"{indent}  reason: {bad.reason}")
     print(f"{indent}final position:")
-    for line in str(result.state).splitlines():
+    text = str(result.state)
+    # one-line diagrams ("ACSA/SACS/C.SA/ACSC") are rows separated by "/": print them as rows
+    for line in text.splitlines() if "\n" in text else text.split("/"):
         print(f"{indent}  {line}")
     summary = getattr(result.state, "result", None)
     extra = f" ({summary()})" if callable(summary) else ""

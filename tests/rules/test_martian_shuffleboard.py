@@ -174,6 +174,15 @@ def test_move_text_round_trips_for_any_outcome(piece, outcome, crashes):
     assert hash(Move.parse(str(move))) == hash(move)
 
 
+def test_moves_in_words():
+    move = Move.parse("red-large>(500.2,330.0,40.0) blue-small>flat red-small>off blue-large>(1,2,0)")
+    assert move.describe() == (
+        "red slides the large to x 500.2, y 330.0 mm; it knocks blue small flat (back to blue), "
+        "pushes blue large to x 1.0, y 2.0 mm, knocks red small off the table (out of the game)")
+    assert Move.parse("blue-medium>off").describe() == (
+        "blue slides the medium and it falls off the table (out of the game)")
+
+
 def test_bad_move_text_is_a_rules_error():
     for text in ("", "red-large", "red-huge>off", "purpleish-small>off", "red-small>(1,2", "red-small>sideways"):
         with pytest.raises(RulesError):
