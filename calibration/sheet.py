@@ -155,9 +155,10 @@ def _paint_marker(sheet: np.ndarray, corners_mm: np.ndarray, bits: np.ndarray, p
     """Paint an axis-aligned marker with exact area coverage (anti-aliased edges at fractional pixels).
 
     Hand-written rather than cv2.resize because the marker's edges must land at exact fractional positions:
-    each output pixel averages ``_SUPER``x``_SUPER`` sub-samples of the bit grid.
+    each output pixel averages a grid of sub-samples of the bit grid.
     """
-    supersample = 8
+    # Fine sub-sampling matters at camera-like scales (a few px/mm); at print resolution 2x2 is plenty.
+    supersample = int(min(8, max(2, round(32 / px_per_mm))))
     x0, y0 = corners_mm[0]
     side = corners_mm[1, 0] - corners_mm[0, 0]
     cells = bits.shape[0]

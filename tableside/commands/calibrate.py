@@ -241,13 +241,12 @@ def _calibrate_table(args: argparse.Namespace, out: Path, lens_file: Path | None
         size = (image.shape[1], image.shape[0])
         lens = load_lens(lens_file, size) if lens_file else None
         if args.corners:
+            corners = _parse_corners(args.corners)
             if not args.size_mm:
                 raise UserError("--corners needs --size-mm W,H (the rectangle's size in mm)")
             width, height = _floats(args.size_mm, 2, "--size-mm", "210,297")
             origin = tuple(_floats(args.origin_mm, 2, "--origin-mm", "0,0"))
-            calibration = calibrate_from_rectangle(
-                _parse_corners(args.corners), (width, height), size, lens, origin, args.hfov_deg
-            )
+            calibration = calibrate_from_rectangle(corners, (width, height), size, lens, origin, args.hfov_deg)
             area = (origin[0], origin[1], origin[0] + width, origin[1] + height)
         else:
             layout = sheet_layout(args.paper) if args.paper else None

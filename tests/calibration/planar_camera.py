@@ -149,7 +149,7 @@ def photograph(
     map_x_mm, map_y_mm = _sample_grid(camera, supersample)
     np.nan_to_num(map_x_mm, copy=False, nan=-1e5)
     np.nan_to_num(map_y_mm, copy=False, nan=-1e5)
-    texture, tex_ppm, (tx0, ty0) = table_texture(seed)
+    texture, tex_ppm, (tx0, ty0) = table_texture(0)
     image = cv2.remap(
         texture,
         ((map_x_mm - tx0) * tex_ppm - 0.5).astype(np.float32),
@@ -186,3 +186,66 @@ def photograph(
         assert ok
         image = cv2.imdecode(buffer, cv2.IMREAD_COLOR)
     return image
+
+
+@functools.lru_cache(maxsize=4)
+def _sheet_image(paper: str, px_per_mm: float) -> np.ndarray:
+    from calibration.sheet import draw_sheet, sheet_layout
+
+    return draw_sheet(sheet_layout(paper), px_per_mm)
+
+
+@functools.lru_cache(maxsize=24)
+def sheet_photo(
+    paper: str = "a4",
+    distance_mm: float = 800.0,
+    tilt_deg: float = 20.0,
+    azimuth_deg: float = 0.0,
+    roll_deg: float = 0.0,
+    seed: int = 0,
+    image_size: tuple[int, int] = PI_FRAME,
+    dist_coeffs: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0, 0.0),
+    occluders_mm: tuple[tuple[float, float, float, float], ...] = (),
+    target_mm: tuple[float, float] | None = None,
+    hfov_deg: float = PI_HFOV_DEG,
+) -> tuple[PinholeCamera, np.ndarray]:
+    """A (cached, read-only) photo of the calibration sheet lying at the table origin, and its camera.
+
+    The camera looks at ``target_mm`` (default: the sheet's centre)."""
+    from calibration.sheet import PAPER_SIZES_MM
+
+    width, height = PAPER_SIZES_MM[paper]
+    target = target_mm or (width / 2, height / 2)
+    camera = look_at(
+        target,
+        distance_mm,
+        tilt_deg,
+        image_size,
+        hfov_deg,
+        azimuth_deg,
+        roll_deg,
+        np.array(dist_coeffs, dtype=np.float64),
+    )
+    sheet_ppm = 5.0
+    image = photograph(camera, _sheet_image(paper, sheet_ppm), sheet_ppm, seed=seed, occluders_mm=list(occluders_mm))
+    image.setflags(write=False)
+    return camera, image
+
+
+def sheet_area_grid(paper: str = "a4", step_mm: float = 10.0) -> np.ndarray:
+    """(n, 2) table points covering the whole sheet (the calibrated area), mm."""
+    from calibration.sheet import PAPER_SIZES_MM
+
+    width, height = PAPER_SIZES_MM[paper]
+    xs = np.linspace(0.0, width, int(round(width / step_mm)) + 1)
+    ys = np.linspace(0.0, height, int(round(height / step_mm)) + 1)
+    grid_x, grid_y = np.meshgrid(xs, ys)
+    return np.column_stack([grid_x.ravel(), grid_y.ravel()])
+
+
+def rms(errors: np.ndarray) -> float:
+    """Root mean square of distances (..., 2) or of scalars."""
+    errors = np.asarray(errors, dtype=np.float64)
+    if errors.ndim > 1 and errors.shape[-1] == 2:
+        errors = np.linalg.norm(errors, axis=-1)
+    return float(np.sqrt(np.mean(errors**2)))
