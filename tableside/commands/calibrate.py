@@ -10,8 +10,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.calibration_file import load_lens, save_calibration, save_lens, write_atomic
+from calibration.calibration_file import load_calibration, load_lens, save_calibration, save_lens, write_atomic
 from calibration.errors import CalibrationError
+from calibration.homography import detect_sheet_markers
 from calibration.lens import calibrate_lens, write_charuco_sheet
 from calibration.parallax import DEFAULT_HFOV_DEG
 from calibration.rectify import draw_grid, rectify, visible_bounds_mm
@@ -40,6 +41,7 @@ Camera pixels -> table millimetres.
   tableside calibrate --charuco-board a4 --out board.pdf          the lens-calibration board
   tableside calibrate --lens board1.jpg board2.jpg ... --out lens.json   lens intrinsics and distortion
   tableside calibrate photo.jpg --lens lens.json --out table.json       use them
+  tableside calibrate photo.jpg --check table.json      does table.json still fit (camera or sheet moved?)
 
 A check image (the table seen from above with a 50 mm grid) is written next to --out unless --no-rectified.
 """
@@ -49,7 +51,8 @@ _IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("image", nargs="?", metavar="IMAGE", help="a camera frame showing the calibration sheet")
-    p.add_argument("--out", "-o", required=True, help="file to write (.json calibration, or .pdf/.png sheet)")
+    p.add_argument("--out", "-o", help="file to write (.json calibration, or .pdf/.png sheet)")
+    p.add_argument("--check", metavar="TABLE_JSON", help="check that a calibration still fits IMAGE (writes nothing)")
     p.add_argument("--sheet", metavar="PAPER", choices=sorted(PAPER_SIZES_MM), help="write the printable sheet")
     p.add_argument("--charuco-board", metavar="PAPER", choices=["a4", "letter"], help="write the lens board")
     p.add_argument(
@@ -78,6 +81,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.check:
+        return _check(args)
+    if not args.out:
+        raise UserError("give --out FILE (or --check table.json to check a calibration)")
     out = Path(args.out)
     if not out.parent.exists():
         raise UserError(f"folder {out.parent} does not exist")
@@ -285,6 +292,42 @@ def _calibrate_table(args: argparse.Namespace, out: Path, lens_file: Path | None
         print_json(report)
     else:
         _print_report(report)
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    if args.out:
+        raise UserError("--check writes nothing: leave out --out")
+    if not args.image:
+        raise UserError("--check needs IMAGE, a current frame showing the calibration sheet")
+    image = _read_image(Path(args.image))
+    path = Path(args.check)
+    calibration = load_calibration(path, (image.shape[1], image.shape[0]))
+    report: dict[str, Any] = {"calibration": str(path), "image": args.image, "fits": True}
+    if calibration.kind == "scale":
+        report["markers"] = 0
+        if args.json:
+            print_json(report)
+        else:
+            print(f"{path.name} fits {image.shape[1]}x{image.shape[0]} frames (a scan: no markers to measure)")
+        return 0
+    paper = calibration.report.paper if calibration.report and calibration.report.paper else None
+    detection = detect_sheet_markers(image, sheet_layout(paper) if paper else None)
+    pixels, truth = detection.points()
+    errors = np.linalg.norm(calibration.pixel_to_table(pixels) - truth, axis=1)
+    rms_mm, max_mm = float(np.sqrt(np.mean(errors**2))), float(errors.max())
+    if rms_mm > args.max_rms_mm:
+        raise CalibrationError(
+            f"{path.name} no longer fits this frame: the sheet's markers are {rms_mm:.1f} mm off (RMS; limit "
+            f"{args.max_rms_mm:g}): the camera or the sheet moved; run `tableside calibrate` again"
+        )
+    report.update(markers=len(detection.ids), rms_mm=round(rms_mm, 3), max_mm=round(max_mm, 3))
+    if args.json:
+        print_json(report)
+    else:
+        print(
+            f"{path.name} fits this frame: {len(detection.ids)} markers within {rms_mm:.2f} mm RMS, {max_mm:.2f} mm max"
+        )
     return 0
 
 
