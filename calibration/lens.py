@@ -138,7 +138,7 @@ def write_charuco_sheet(path: str | Path, paper: str = "a4") -> Path:
     image = Image.fromarray(page, mode="L")
     dpi = p * 25.4
     if path.suffix.lower() == ".pdf":
-        image.save(path, "PDF", resolution=dpi, title="tableside lens calibration board")
+        image.save(path, "PDF", resolution=dpi, quality=95, title="tableside lens calibration board")
     elif path.suffix.lower() == ".png":
         image.save(path, "PNG", dpi=(dpi, dpi))
     else:

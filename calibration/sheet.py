@@ -270,7 +270,9 @@ def write_sheet(layout: SheetLayout, path: str | Path, px_per_mm: float | None =
     dpi = p * 25.4
     suffix = path.suffix.lower()
     if suffix == ".pdf":
-        image.save(path, "PDF", resolution=dpi, title=f"tableside calibration sheet {layout.name}")
+        # Pillow stores a gray page as JPEG; at quality 95 the edges stay sharp at print resolution. (A bilevel
+        # page would be stored losslessly as CCITT fax, but some viewers invert those.)
+        image.save(path, "PDF", resolution=dpi, quality=95, title=f"tableside calibration sheet {layout.name}")
     elif suffix == ".png":
         image.save(path, "PNG", dpi=(dpi, dpi))
     else:

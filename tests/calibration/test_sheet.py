@@ -1,6 +1,7 @@
 """The printable calibration sheet: layout, drawing at exact scale, PNG/PDF page sizes."""
 
 import re
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -104,3 +105,14 @@ def test_print_resolution_makes_whole_pixels_and_png_carries_dpi(tmp_path):
         assert png.info["dpi"][0] == pytest.approx(101.6, abs=0.01)
     with pytest.raises(CalibrationError, match="use a .pdf or .png"):
         write_sheet(sheet_layout("a4"), tmp_path / "a4.jpg")
+
+
+@pytest.mark.parametrize("paper", sorted(PAPER_SIZES_MM))
+def test_printable_sheets_in_docs_are_current(paper):
+    # docs/calibration-sheet-PAPER.png|pdf come from `tableside calibrate --sheet PAPER --out ...`.
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    layout = sheet_layout(paper)
+    with Image.open(docs / f"calibration-sheet-{paper}.png") as png:
+        committed = np.asarray(png.convert("L"))
+    np.testing.assert_array_equal(committed, draw_sheet(layout, print_px_per_mm(layout)))
+    assert (docs / f"calibration-sheet-{paper}.pdf").stat().st_size > 10_000
