@@ -5,14 +5,15 @@
         speaker.say(phrases.board_correct("Red"))
     # leaving the block waits (with a timeout) until everything was said
 
-Backends, tried in this order the first time something is said (``detect()`` forces it early), the first
-that starts is used and reported by :attr:`Announcer.backend`:
+Backends, started lazily on the worker thread the first time something is said (``detect()`` forces it
+early); the first that starts is used and reported by :attr:`Announcer.backend`:
 
-``pyttsx3``
-    The portable text-to-speech library (espeak-ng on Linux, SAPI5 on Windows, NSSpeech on macOS).
 ``espeak-ng``
-    The ``espeak-ng`` program run per announcement (``espeak-ng -w file.wav`` for WAVs). Used when pyttsx3
-    is missing or fails, or on request.
+    The ``espeak-ng`` program, run once per announcement (``espeak-ng -w FILE`` writes a WAV; without it the
+    program plays on the default audio device). First choice on Linux, see below.
+``pyttsx3``
+    The portable text-to-speech library: SAPI5 on Windows, NSSpeech on macOS (first choice there), and
+    libespeak-ng through its "espeak" driver elsewhere (second choice there).
 ``text``
     No speech engine: each announcement is printed as a ``[say] ...`` line on a stream (stderr by default,
     so JSON on stdout stays clean).
@@ -22,23 +23,28 @@ it, numbered after the highest number already in the folder. An engine error nev
 it is logged, that announcement falls back to the text line, and an engine that hangs or breaks is
 dropped for the next one in the list.
 
-Why pyttsx3 is driven the way it is (checked on pyttsx3 2.99 with libespeak-ng 1.51; see also the
-project's issues about ``runAndWait`` hanging or raising "run loop already started"):
+Why the espeak-ng program comes before pyttsx3 on Linux (the documented fallback of the design; checked on
+pyttsx3 2.99 with libespeak-ng 1.51 on this machine, in a worker thread as here; the project's issue
+tracker has many reports of ``runAndWait`` hanging or raising "run loop already started"). Its espeak
+driver initialises libespeak-ng in ``AUDIO_OUTPUT_RETRIEVAL`` mode, which synthesises asynchronously on
+espeak's own thread, and matches espeak's callbacks to utterances by timing alone:
 
-* its espeak driver initialises libespeak-ng in ``AUDIO_OUTPUT_RETRIEVAL`` mode, which synthesises on
-  espeak's own thread, and ``runAndWait()`` returns before that finishes: right after it returns the WAV
-  of ``save_to_file`` may not exist yet (seen here on the first call). So each utterance waits for
-  pyttsx3's ``finished-utterance`` event (with a timeout) before the next one starts; this also keeps
-  two utterances from sharing the driver's one audio buffer;
-* the engine is one per process (``pyttsx3.init`` caches it; libespeak is initialised once), so every
-  Announcer shares it under one lock and it is only ever driven by one thread at a time;
-* an exception inside ``runAndWait`` leaves the engine "already started" for good, and a failed WAV write
-  inside the synthesis callback means ``finished-utterance`` never comes: either marks pyttsx3 broken for
-  the process and the announcer moves on to the ``espeak-ng`` program;
-* the driver prints ``Audio saved to ...`` on stdout from espeak's thread, which would corrupt
-  ``--json`` output: its ``print`` is routed to this module's logger (debug level);
-* after a ``save_to_file`` the driver keeps the file name, so a later ``say`` would overwrite that file
-  instead of playing: it is cleared before speaking aloud.
+* ``runAndWait()`` can return before the synthesis is done: right after it the WAV of ``save_to_file`` did
+  not exist yet (seen on a process's first utterance);
+* ``runAndWait()`` starts with ``stop()``, which calls ``espeak_Cancel`` while espeak's command fifo is still
+  busy, e.g. with the rate change just set: that rate change was lost (a 300 wpm WAV came out at 100);
+* under CPU load a stray end-of-message event was seen to close an utterance before its audio came: an
+  empty WAV, and the late audio spills into the next utterance's file;
+* it prints ``Audio saved to ...`` on stdout from espeak's thread (corrupting ``--json`` output), and keeps
+  the last ``save_to_file`` name so that a later ``say`` overwrites that file instead of playing.
+
+The program has none of this (one process per announcement, nothing shared) and sounds the same (same
+library, same voices). pyttsx3 is still used where it is first choice or the program is missing, driven
+defensively: one engine per process shared under a lock and only ever driven by one thread; each utterance
+waits for ``finished-utterance`` and for the driver to go idle, ``espeak_Synchronize`` before
+``runAndWait``, one retry for a cancelled or empty utterance, the driver's ``print`` routed to the log, the
+sticky file name cleared; a hang (timeout) or an exception inside ``runAndWait`` marks it broken for the
+process and the announcer moves on to the next backend.
 """
 
 from __future__ import annotations
@@ -72,6 +78,7 @@ __all__ = [
     "match_voice",
     "wav_name",
     "list_voices",
+    "auto_order",
     "available_backends",
     "add_speech_arguments",
     "announcer_from_args",
@@ -79,7 +86,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Speech backends in the order ``backend="auto"`` tries them.
+#: The speech backends (``backend="auto"`` tries them in the order of :func:`auto_order`).
 BACKENDS: tuple[str, ...] = ("pyttsx3", "espeak-ng", "text")
 #: Words per minute when no rate is given (a little slower than espeak's 175: announcements over table noise).
 DEFAULT_RATE = 170
@@ -276,6 +283,7 @@ class _SharedPyttsx3:
     voices: list[Voice] = []
     broken: str | None = None
     finished = threading.Event()
+    completed = True
     errors: list[BaseException] = []
 
     @classmethod
@@ -293,6 +301,9 @@ class _SharedPyttsx3:
                 engine.connect("finished-utterance", cls._on_finished)
                 engine.connect("error", cls._on_error)
                 cls.default_voice = cls.current_voice = engine.getProperty("voice")
+                # The driver proxy starts "busy": commands would queue until a loop runs. One empty loop makes
+                # it idle, so that every setProperty afterwards runs at once on the calling thread.
+                engine.runAndWait()
                 cls.voices = [
                     Voice(
                         id=str(v.id),
@@ -310,6 +321,7 @@ class _SharedPyttsx3:
 
     @classmethod
     def _on_finished(cls, name: str | None = None, completed: bool = True) -> None:
+        cls.completed = bool(completed)
         cls.finished.set()
 
     @classmethod
@@ -338,35 +350,94 @@ class _Pyttsx3Backend:
             self.voices = list(_SharedPyttsx3.voices)
 
     def speak(self, text: str, voice_id: str | None, rate: int, wav_path: Path | None, timeout: float) -> None:
-        shared = _SharedPyttsx3
-        with shared.lock:
-            engine = shared.get()
-            shared.finished.clear()
-            shared.errors.clear()
+        with _SharedPyttsx3.lock:
             try:
-                # Only what changed is set: the engine may serve several announcers with other voices.
-                if (voice_id or shared.default_voice) != shared.current_voice:
-                    engine.setProperty("voice", voice_id or shared.default_voice)
-                    shared.current_voice = voice_id or shared.default_voice
-                if rate != shared.current_rate:
-                    engine.setProperty("rate", rate)
-                    shared.current_rate = rate
-                if wav_path is not None:
-                    engine.save_to_file(text, str(wav_path))
-                else:
-                    driver = getattr(getattr(engine, "proxy", None), "_driver", None)
-                    if getattr(driver, "_save_file", None):
-                        driver._save_file = None  # the sticky file name (see module doc)
-                    engine.say(text)
-                engine.runAndWait()
-            except Exception as err:  # noqa: BLE001 - whatever the driver raises, the engine's loop is now unusable
-                shared.broken = f"pyttsx3 failed: {err}"
-                raise SpeechError(shared.broken, fatal=True) from err
-            if not shared.finished.wait(timeout):
-                shared.broken = f"pyttsx3 did not finish an utterance within {timeout:.0f} s"
-                raise SpeechError(shared.broken, fatal=True)
-            if shared.errors:
-                raise SpeechError(f"pyttsx3 reported: {shared.errors[0]}")
+                self._utter(text, voice_id, rate, wav_path, timeout)
+            except SpeechError as err:
+                if err.fatal:
+                    raise
+                # A cancelled or empty utterance (see module doc) is tried once more before giving up.
+                log.debug("speech: pyttsx3 retrying %r after: %s", text, err)
+                self._utter(text, voice_id, rate, wav_path, timeout)
+
+    def _utter(self, text: str, voice_id: str | None, rate: int, wav_path: Path | None, timeout: float) -> None:
+        shared = _SharedPyttsx3
+        engine = shared.get()
+        shared.finished.clear()
+        shared.completed = True
+        shared.errors.clear()
+        try:
+            # Only what changed is set: the engine may serve several announcers with other voices.
+            if (voice_id or shared.default_voice) != shared.current_voice:
+                engine.setProperty("voice", voice_id or shared.default_voice)
+                shared.current_voice = voice_id or shared.default_voice
+            if rate != shared.current_rate:
+                engine.setProperty("rate", rate)
+                shared.current_rate = rate
+            _espeak_synchronize(engine)
+            if wav_path is not None:
+                engine.save_to_file(text, str(wav_path))
+            else:
+                driver = getattr(getattr(engine, "proxy", None), "_driver", None)
+                if getattr(driver, "_save_file", None):
+                    driver._save_file = None  # the sticky file name (see module doc)
+                engine.say(text)
+            engine.runAndWait()
+        except Exception as err:  # noqa: BLE001 - whatever the driver raises, the engine's loop is now unusable
+            shared.broken = f"pyttsx3 failed: {err}"
+            raise SpeechError(shared.broken, fatal=True) from err
+        if not shared.finished.wait(timeout) or not _wait_idle(engine, timeout):
+            shared.broken = f"pyttsx3 did not finish an utterance within {timeout:.0f} s"
+            raise SpeechError(shared.broken, fatal=True)
+        if shared.errors:
+            raise SpeechError(f"pyttsx3 reported: {shared.errors[0]}")
+        if not shared.completed:
+            _espeak_synchronize(engine)  # let whatever is left of it drain before the next one
+            raise SpeechError("pyttsx3 cancelled the utterance")
+        if wav_path is not None:
+            _check_wav(wav_path)
+
+
+def _espeak_synchronize(engine: Any) -> None:
+    """Let libespeak-ng apply the voice/rate commands just queued before ``runAndWait`` starts.
+
+    libespeak-ng queues parameter changes on its command fifo; the espeak driver's ``runAndWait`` begins with
+    ``stop()``, which calls ``espeak_Cancel`` if that fifo is still busy: the new rate was seen to be dropped
+    (and the utterance cancelled with it). ``espeak_Synchronize`` waits until the fifo is empty.
+    """
+    if getattr(engine, "driver_name", None) != "espeak":
+        return
+    espeak = sys.modules.get("pyttsx3.drivers._espeak")
+    synchronize = getattr(espeak, "Synchronize", None)
+    if synchronize is not None:
+        synchronize()
+
+
+def _wait_idle(engine: Any, timeout: float) -> bool:
+    """Wait until the driver has left its synthesis callback (it reports "finished" a little before).
+
+    Until then the driver would run our next ``setProperty`` from inside espeak's callback thread, where a
+    rate change was seen to be lost; after it, commands run at once on the announcer's thread.
+    """
+    deadline = time.monotonic() + timeout
+    while engine.isBusy():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+    return True
+
+
+def auto_order(platform: str | None = None) -> list[str]:
+    """The backends ``auto`` tries, first to last, on ``platform`` (default: this one).
+
+    Windows and macOS: pyttsx3 first (its SAPI5 and NSSpeech drivers are the system voices). Elsewhere
+    pyttsx3 would drive libespeak-ng through its espeak driver, whose races are listed in the module doc;
+    the espeak-ng program gives the same voice without them, so it goes first and pyttsx3 second.
+    """
+    platform = sys.platform if platform is None else platform
+    if platform in ("win32", "darwin"):
+        return ["pyttsx3", "espeak-ng", "text"]
+    return ["espeak-ng", "pyttsx3", "text"]
 
 
 def available_backends() -> list[str]:
@@ -397,8 +468,9 @@ class Announcer:
     ``voice``: a voice id or part of its name (see :func:`match_voice`); None for the engine's default.
     ``rate``: words per minute (80..450; default :data:`DEFAULT_RATE`).
     ``speak_to``: a folder; each announcement is written there as a numbered WAV instead of being played.
-    ``backend``: ``auto`` (pyttsx3, then espeak-ng, then text) or one of :data:`BACKENDS`; a named engine
-    that does not start falls back to ``text``.
+    ``backend``: ``auto`` (see :func:`auto_order`: the espeak-ng program, then pyttsx3, then text on Linux;
+    pyttsx3 first on Windows and macOS) or one of :data:`BACKENDS`; a named engine that does not start
+    falls back to ``text``.
     ``stream``: where the text fallback writes its ``[say] ...`` lines (default: ``sys.stderr``).
     ``echo``: also write the ``[say]`` line when an engine speaks.
     ``utterance_timeout``: seconds one utterance may take before the engine is deemed hung (default: from
@@ -425,7 +497,7 @@ class Announcer:
         self._speak_to = Path(speak_to) if speak_to is not None else None
         if self._speak_to is not None:
             self._speak_to.mkdir(parents=True, exist_ok=True)
-        self._chain = list(BACKENDS) if backend == "auto" else [backend] + (["text"] if backend != "text" else [])
+        self._chain = auto_order() if backend == "auto" else [backend] + (["text"] if backend != "text" else [])
         self._text = _TextBackend(stream)
         self._echo = echo
         self._utterance_timeout = utterance_timeout
@@ -683,7 +755,8 @@ def add_speech_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--speak-to", metavar="DIR", help="write each announcement as a numbered WAV in DIR")
     group.add_argument(
         "--speech", choices=("auto",) + BACKENDS, default="auto",
-        help="speech engine: auto tries pyttsx3, then espeak-ng, then prints [say] lines",
+        help="speech engine: auto tries espeak-ng then pyttsx3 on Linux (pyttsx3 first on Windows/macOS), "
+        "else prints [say] lines",
     )
 
 

@@ -25,10 +25,12 @@ from tableside.announcer import (
     Voice,
     VoiceError,
     _SharedPyttsx3,
+    auto_order,
     match_voice,
     wav_name,
 )
 
+FIRST = auto_order()[0]  # what backend="auto" uses here: the espeak-ng program on Linux
 SHORT = phrases.slide_signal()  # "Slide!"
 MEDIUM = phrases.board_correct("Red")  # "Red's board is correct"
 LONG = phrases.fumble(2, 3, Tile(Suit.MOONS, 4))  # "Fumble: the tile in row 2, column 3 should be Black 4"
@@ -69,8 +71,8 @@ def render(tmp_path: Path, texts: list[str], **options) -> list[Path]:
         spoken = speaker.spoken
         backend = speaker.backend
     assert [s.text for s in spoken] == texts
-    expected = options.get("backend", "pyttsx3")
-    assert backend == (expected if expected != "auto" else "pyttsx3"), [s.error for s in spoken]
+    expected = options.get("backend", "auto")
+    assert backend == (FIRST if expected == "auto" else expected), [s.error for s in spoken]
     assert all(s.error is None and s.backend == backend for s in spoken), spoken
     return [s.wav_path for s in spoken]
 
@@ -95,7 +97,7 @@ def test_first_utterance_of_a_fresh_process_is_complete(tmp_path):
     script = (
         "import sys\n"
         "from tableside.announcer import Announcer\n"
-        f"a = Announcer(speak_to={str(tmp_path)!r}, rate=120)\n"
+        f"a = Announcer(speak_to={str(tmp_path)!r}, rate=120, backend='pyttsx3')\n"
         f"a.say({LONG!r})\n"
         "a.close()\n"
         "print(a.spoken[0].backend, a.spoken[0].error)\n"
@@ -107,8 +109,14 @@ def test_first_utterance_of_a_fresh_process_is_complete(tmp_path):
     assert assert_speech(wav) > 3.0
 
 
-def test_auto_prefers_pyttsx3_and_keeps_stdout_clean(tmp_path, capfd):
-    paths = render(tmp_path, [MEDIUM], backend="auto")
+def test_auto_order():
+    assert auto_order("linux") == ["espeak-ng", "pyttsx3", "text"]
+    assert auto_order("win32") == auto_order("darwin") == ["pyttsx3", "espeak-ng", "text"]
+    assert FIRST == auto_order(sys.platform)[0]
+
+
+def test_pyttsx3_keeps_stdout_clean(tmp_path, capfd):
+    paths = render(tmp_path, [MEDIUM, SHORT], backend="pyttsx3")
     assert_speech(paths[0])
     out, _err = capfd.readouterr()
     assert "Audio saved" not in out and out == ""  # pyttsx3's driver print is routed to the log
@@ -121,20 +129,23 @@ def test_both_engines_agree_on_length(tmp_path):
     assert abs(da - db) / max(da, db) < 0.3, (da, db)
 
 
-def test_faster_rate_gives_shorter_wav(tmp_path):
-    (slow,) = render(tmp_path / "slow", [LONG], rate=100)
-    (fast,) = render(tmp_path / "fast", [LONG], rate=300)
-    d_slow, d_fast = assert_speech(slow), assert_speech(fast)
+@pytest.mark.parametrize("backend", ["pyttsx3", "espeak-ng"])
+def test_faster_rate_gives_shorter_wav(tmp_path, backend):
+    (slow,) = render(tmp_path / "slow", [LONG], rate=100, backend=backend)
+    (fast,) = render(tmp_path / "fast", [LONG], rate=300, backend=backend)
+    (again,) = render(tmp_path / "again", [LONG], backend=backend)  # back to the default rate
+    d_slow, d_fast, d_default = assert_speech(slow), assert_speech(fast), assert_speech(again)
     assert d_slow / d_fast > 1.8, (d_slow, d_fast)
+    assert d_fast < d_default < d_slow, (d_fast, d_default, d_slow)
 
 
 def test_voice_choice_changes_the_sound(tmp_path):
     with Announcer(speak_to=tmp_path / "us", voice="en-us") as us:
-        assert us.detect() == "pyttsx3"
+        assert us.detect() == FIRST
         assert us.voice is not None and us.voice.id.lower().endswith("en-us")
         us.say(LONG)
     with Announcer(speak_to=tmp_path / "scot", voice="scotland") as scot:  # a part of "English (Scotland)"
-        assert scot.detect() == "pyttsx3"
+        assert scot.detect() == FIRST
         assert scot.voice is not None and "Scotland" in scot.voice.name
         scot.say(LONG)
     (a,) = (tmp_path / "us").glob("*.wav")
@@ -151,7 +162,7 @@ def test_unknown_voice_is_reported_and_the_default_voice_is_used(tmp_path):
     speaker.say(MEDIUM)
     assert speaker.close(timeout=30)
     assert speaker.voice is None
-    assert speaker.spoken[0].backend == "pyttsx3"
+    assert speaker.spoken[0].backend == FIRST
     assert_speech(speaker.spoken[0].wav_path)
 
 
@@ -169,9 +180,9 @@ def test_voices_are_listed_and_matched():
 
 def test_say_returns_before_the_wav_exists(tmp_path):
     # Relative timing only: say() must be far quicker than rendering what it queued.
-    long_text = " ".join(phrases.fumble(r, c, Tile(Suit.MOONS, 4)) for r in range(1, 6) for c in range(1, 6))
+    long_text = " ".join(phrases.fumble(r, c, Tile(Suit.MOONS, 4)) for r in range(1, 6) for c in range(1, 6)) * 3
     speaker = Announcer(speak_to=tmp_path)
-    assert speaker.detect() == "pyttsx3"
+    assert speaker.detect() == FIRST
     t0 = time.perf_counter()
     queued = speaker.say(long_text)
     t_say = time.perf_counter() - t0
@@ -187,8 +198,8 @@ def test_say_returns_before_the_wav_exists(tmp_path):
 
 
 def test_say_does_not_wait_for_a_busy_engine(tmp_path):
-    # The engine is one per process: while another announcer holds it, say() still returns at once.
-    speaker = Announcer(speak_to=tmp_path)
+    # pyttsx3's engine is one per process: while another announcer holds it, say() still returns at once.
+    speaker = Announcer(speak_to=tmp_path, backend="pyttsx3")
     assert speaker.detect() == "pyttsx3"
     with _SharedPyttsx3.lock:
         first = speaker.say(MEDIUM)
@@ -202,8 +213,9 @@ def test_say_does_not_wait_for_a_busy_engine(tmp_path):
 
 
 def test_two_announcers_at_once_keep_their_utterances_apart(tmp_path):
-    a = Announcer(speak_to=tmp_path / "a")
-    b = Announcer(speak_to=tmp_path / "b")
+    # Both share pyttsx3's one engine: each WAV must hold its own announcement.
+    a = Announcer(speak_to=tmp_path / "a", backend="pyttsx3")
+    b = Announcer(speak_to=tmp_path / "b", backend="pyttsx3")
     threads = [
         threading.Thread(target=lambda: [a.say(SHORT) for _ in range(3)]),
         threading.Thread(target=lambda: [b.say(LONG) for _ in range(3)]),
@@ -220,7 +232,7 @@ def test_two_announcers_at_once_keep_their_utterances_apart(tmp_path):
 
 
 def test_close_with_no_time_left_drops_the_rest_and_reports_it(tmp_path):
-    speaker = Announcer(speak_to=tmp_path)
+    speaker = Announcer(speak_to=tmp_path, backend="pyttsx3")
     assert speaker.detect() == "pyttsx3"
     with _SharedPyttsx3.lock:
         for _ in range(5):
@@ -265,7 +277,7 @@ def test_echo_prints_what_the_engine_says(tmp_path):
     with Announcer(speak_to=tmp_path, stream=stream, echo=True) as speaker:
         speaker.say(SHORT)
     assert stream.getvalue() == "[say] Slide!\n"
-    assert speaker.spoken[0].backend == "pyttsx3"
+    assert speaker.spoken[0].backend == FIRST
 
 
 def test_without_any_speech_engine_the_text_fallback_is_used(tmp_path):
@@ -289,7 +301,7 @@ def test_an_engine_error_never_reaches_the_caller(tmp_path):
     stream = io.StringIO()
     folder = tmp_path / "wavs"
     speaker = Announcer(speak_to=folder, stream=stream)
-    assert speaker.detect() == "pyttsx3"
+    assert speaker.detect() == FIRST
     folder.rmdir()  # the WAV cannot be written: this announcement falls back to text
     speaker.say(MEDIUM)
     assert speaker.flush(timeout=30)
@@ -299,7 +311,7 @@ def test_an_engine_error_never_reaches_the_caller(tmp_path):
     broken, fine = speaker.spoken
     assert broken.backend == "text" and "cannot write" in broken.error
     assert stream.getvalue() == "[say] Red's board is correct\n"
-    assert fine.backend == "pyttsx3" and fine.error is None
+    assert fine.backend == FIRST and fine.error is None
     assert_speech(fine.wav_path)
 
 
