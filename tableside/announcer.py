@@ -167,7 +167,8 @@ def match_voice(query: str | None, voices: Sequence[Voice]) -> Voice | None:
     partial = [v for v in voices if q_name in v.name.lower().replace("_", " ") or q in v.id.lower()]
     if partial:
         return sorted(partial, key=lambda v: v.id.lower().startswith("mb/"))[0]
-    some = ", ".join(v.id for v in list(voices)[:6])
+    english = [v for v in voices if any(lang.lower().startswith("en") for lang in v.languages)]
+    some = ", ".join(v.id for v in (english or list(voices))[:6])
     raise VoiceError(f"no voice matches {query!r}" + (f" (voices include {some}, ...)" if some else ""))
 
 
