@@ -358,8 +358,9 @@ _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)"
 
 def parse_location(text: str) -> Location:
     """Read a PPN location (see the module docstring)."""
-    if text == "":
-        return ActiveLocation()
+    text = re.sub(r"^&+", "&", text)
+    if text in ("", "&"):
+        return ActiveLocation()  # "&" is the location of the active pieces too
     if text.startswith("&"):
         return PieceLocation(parse_piece_id(text[1:]))
     if text.startswith("<") or re.match(r"\d", text):
@@ -406,7 +407,7 @@ class AtLocation:
 
     def __str__(self) -> str:
         text = ("^" if self.from_start else "") + (str(self.count) if self.count is not None else "")
-        text += str(self.location)
+        text += str(self.location) if not isinstance(self.location, ActiveLocation) else "&"
         if self.slice is not None:
             text += "[" + ",".join(str(i) for i in self.slice) + "]"
         return text
@@ -462,7 +463,7 @@ def parse_piece_id(text: str) -> PieceId:
         location = PieceLocation(parse_piece_id(base)) if base.startswith(("?", "/")) else parse_location(base)
         return AtLocation(location, None, _parse_slice(m[2]), from_start)
     if text.startswith("&"):
-        text = text[1:]
+        text = text.lstrip("&")
         if text.startswith(("?", "/")):
             return BySpec(PieceSpec.parse(text[1:]), text[0] == "/", from_start)
     if text.startswith("?"):
@@ -934,6 +935,7 @@ def _parse_movetext(text: str, positions: _Positions, macros: Mapping[str, str],
             raise fail(str(err), offset) from None
     for move in game.moves:
         move.steps = [s for s in move.steps if s.submoves or s.comments]
+    game.moves = [m for m in game.moves if m.number is not None or m.steps]
 
 
 def _split_games(lines: list[str]) -> list[tuple[int, list[str]]]:

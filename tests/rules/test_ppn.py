@@ -445,6 +445,27 @@ def test_submove_text_round_trips(sub):
     assert parse_submove(str(sub)) == sub
 
 
+noise = st.lists(st.sampled_from(list("abcxtSMCA0123456789.,;:-_@*#!+~=%&?/^<>(){}[]|$ \n\t'`\\")
+                                 + ["---\n", "...\n", "@>", "$>"]), max_size=40).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(noise)
+def test_garbage_is_a_record_error_or_round_trips(text):
+    try:
+        games = ppn.parse(text)
+    except RecordError:
+        return
+    assert ppn.parse(ppn.dumps(games)) == games
+    for game in games:
+        board = Board()
+        for step in game.steps():
+            try:
+                board = board.play(step)
+            except RecordError:
+                break
+
+
 # ------------------------------------------------------------------------------------------------- adapters
 def test_published_plans_of_action_game_replays_through_the_rules():
     game = one(PLANS_OF_ACTION)
