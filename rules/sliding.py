@@ -801,27 +801,27 @@ def _boards_along(cells: Sequence[int], hole_path: Sequence[int]) -> list[np.nda
 
 
 def _optimal_ending(problem: _Problem, heur: _Heuristic, path: list[int], budget: int) -> list[int]:
-    """Replace the end of the path by a shortest one, going back from the goal while the optimal search is cheap
-    (the pattern databases are accurate near the goal)."""
+    """Replace the end of the path by a shortest one, going back from the goal while the optimal search stays
+    cheap (the pattern databases are accurate near the goal); a short path is made optimal as a whole."""
+    nb, count = _neighbours(problem.width)
     boards = _boards_along(problem.cells, path)
     best = path
-    remaining = 16
+    remaining = min(16, len(best) - 1)
     spent = 0
-    while remaining < len(best) - 1 and spent < budget:
+    while remaining > 0 and spent < budget:
         k = len(best) - 1 - remaining
-        per_call = min(budget - spent, budget // 4)
-        nb, count = _neighbours(problem.width)
         board = boards[k].copy()
         length, nodes, tail = _wida(board, heur.tile_group, heur.tile_mult, heur.group_off, heur.pdb, nb, count,
-                                    1, 1, per_call, remaining)
+                                    1, 1, min(budget - spent, budget // 4), remaining)
         spent += nodes
         if length == -1:
             break  # too expensive from here on
         if 0 <= length < remaining:
             best = best[:k] + [int(c) for c in tail[: length + 1]]
             boards = _boards_along(problem.cells, best)
-            remaining = length
-        remaining += 8
+        if k == 0:
+            break
+        remaining = min(len(best) - 1 - k + 8, len(best) - 1)
     return best
 
 
