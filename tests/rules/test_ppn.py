@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rules.ppn as ppn
+from rules import easy_slider as es
 from rules import martian_shuffleboard as ms
 from rules import plans_of_action as poa
 from rules import slides_of_action as soa
@@ -488,6 +489,34 @@ def _random_game(state, rng, limit):
         moves.append(move)
         state = state.apply(move)
     return moves, state
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_easy_slider_records_round_trip(seed):
+    start = es.Setup.from_seed(seed).state()
+    moves, final = _random_game(start, random.Random(seed), 60)
+    game = record("easy-slider", start, moves)
+    setup = game.metadata["GameType"]
+    assert setup["Name"] == "Easy Slider" and setup["Pawns"] == start.pawn_text()
+    assert setup["Tiles"].startswith(start.board_text().split()[0][::-1])  # "2M" is written M2
+    result = replay(one(ppn.dumps(game)))
+    assert result.illegal is None and result.moves == moves and result.state == final
+
+
+def test_easy_slider_reads_any_form_of_a_slide():
+    start = es.Setup.from_seed(5).state()
+    head = ppn.dumps(record("easy-slider", start, []))
+    # the hole is on e1: the tile on e2 slides down, written three ways; then a diagonal slide and a pawn move
+    tile = start.tile_at("e2")
+    for form in ("e2-e1", "(5,2)-1D", "(5,2)-(5,1)", f"?{tile.suit.letter}{tile.rank}-e1"):
+        result = replay(one(head + f"1. {form}\n"))
+        assert result.illegal is None and [str(m) for m in result.moves] == ["e2-e1"], form
+    result = replay(one(head + "1. e2-e1 2. d1-e2\n"))
+    assert "diagonal" in result.illegal.reason and result.illegal.number == 2
+    result = replay(one(head + "1. (0.25,5)-(0.25,4)\n"))
+    assert "only tiles slide" in result.illegal.reason
+    result = replay(one(head + "1. e2-e1 2. e1-1R\n"))
+    assert "there is no cell (6,1)" in result.illegal.reason
 
 
 @pytest.mark.parametrize("seed", range(4))
