@@ -356,10 +356,14 @@ class ScoreReport:
 
 
 def _as_placed(obj: Any) -> PlacedPiece | None:
-    """Accept a PlacedPiece, a mapping or any object with color/size/x_mm/y_mm(/angle_deg/pose); None if flat."""
+    """Accept a PlacedPiece, a mapping or any object with color/size/x_mm/y_mm(/angle_deg/pose), such as the
+    vision's detections; None for a flat pyramid or a piece that is not a pyramid (``kind`` other than pyramid)."""
     if isinstance(obj, PlacedPiece):
         return obj
     get = obj.get if isinstance(obj, Mapping) else (lambda k, d=None: getattr(obj, k, d))
+    kind = get("kind", "pyramid")
+    if str(getattr(kind, "value", kind)).lower() != "pyramid":
+        return None
     pose = get("pose", PyramidPose.UPRIGHT)
     if str(getattr(pose, "value", pose)).lower() == PyramidPose.FLAT.value:
         return None
@@ -377,7 +381,8 @@ def score_positions(
     """Score upright pyramids on the table.
 
     ``pieces``: :class:`PlacedPiece` objects, or mappings/objects with ``color``, ``size``, ``x_mm``, ``y_mm``,
-    optional ``angle_deg`` and ``pose`` (flat pieces are skipped: they go back to their owner).
+    optional ``angle_deg``, ``pose`` and ``kind`` (e.g. the vision's detections; flat pyramids are skipped, they
+    go back to their owner, and so is anything that is not a pyramid).
     ``small_height_mm``: the proximity unit (a Small's height; players may agree on a die's diagonal instead).
     Returns every pair's edge-to-edge gap (mm) and whether it scores, and the points per colour (every colour
     present appears, with 0 if it scores nothing).

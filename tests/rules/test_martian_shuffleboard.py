@@ -1,6 +1,7 @@
 """Martian Shuffleboard rules: the seed's worked example, footprint geometry, crashes, turn order, variants, explain."""
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ from rules.martian_shuffleboard import (
     polygon_distance,
     score_positions,
 )
-from rules.pieces import PyramidSize
+from rules.pieces import Kind, PyramidPose, PyramidSize
 
 SMALL, MEDIUM, LARGE = PyramidSize.SMALL, PyramidSize.MEDIUM, PyramidSize.LARGE
 
@@ -76,8 +77,11 @@ def test_flat_pieces_and_mappings_are_accepted_by_score_positions():
         {"color": "blue", "size": "large", "x_mm": 0, "y_mm": 0, "angle_deg": 0, "pose": "upright"},
         {"color": "blue", "size": "small", "x_mm": 28, "y_mm": 0},
         {"color": "red", "size": "medium", "x_mm": 0, "y_mm": 35, "pose": "flat"},
+        SimpleNamespace(kind="coin", color=None, size=None, x_mm=10, y_mm=10, angle_deg=0, pose=None),
+        SimpleNamespace(kind=Kind.PYRAMID, color="red", size=SMALL, x_mm=300, y_mm=0, angle_deg=0,
+                        pose=PyramidPose.UPRIGHT),
     ]
-    assert score_positions(dets).points == {"blue": 3}
+    assert score_positions(dets).points == {"blue": 3, "red": 0}
 
 
 def test_rotation_brings_a_corner_closer():
