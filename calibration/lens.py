@@ -59,6 +59,7 @@ class LensModel:
     image_size: tuple[int, int]  # (width, height) pixels
     rms_px: float = 0.0  # reprojection RMS of the calibration, pixels
     photos: int = 0  # photos used
+    source: str = "charuco"  # "charuco" (calibrate_lens) or "sheet" (k1 only, calibration.sheet_distortion)
 
     @property
     def focal_px(self) -> float:
@@ -72,6 +73,7 @@ class LensModel:
             "dist_coeffs": np.asarray(self.dist_coeffs, dtype=float).ravel().tolist(),
             "rms_px": round(float(self.rms_px), 4),
             "photos": int(self.photos),
+            "source": self.source,
         }
 
     @classmethod
@@ -82,7 +84,8 @@ class LensModel:
         width, height = (int(v) for v in data["image_size"])
         if matrix.shape != (3, 3) or coeffs.size not in (4, 5, 8, 12, 14) or not np.all(np.isfinite(matrix)):
             raise ValueError("bad lens matrix or distortion coefficients")
-        return cls(matrix, coeffs, (width, height), float(data.get("rms_px", 0.0)), int(data.get("photos", 0)))
+        source = str(data.get("source", "charuco"))
+        return cls(matrix, coeffs, (width, height), float(data.get("rms_px", 0.0)), int(data.get("photos", 0)), source)
 
 
 @dataclass(frozen=True)

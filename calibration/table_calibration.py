@@ -26,8 +26,16 @@ from calibration.homography import (
 from calibration.lens import LensModel, distort_points, undistort_points
 from calibration.parallax import DEFAULT_HFOV_DEG, CameraPose, recover_camera
 from calibration.sheet import SheetLayout
+from calibration.sheet_distortion import estimate_k1
 
-__all__ = ["FitReport", "Calibration", "calibrate_from_sheet", "calibrate_from_rectangle", "calibrate_from_scale"]
+__all__ = [
+    "FitReport",
+    "Calibration",
+    "calibrate_from_sheet",
+    "calibrate_from_detection",
+    "calibrate_from_rectangle",
+    "calibrate_from_scale",
+]
 
 
 @dataclass(frozen=True)
@@ -199,22 +207,42 @@ def _check_lens(lens: LensModel | None, image_size: tuple[int, int]) -> None:
         )
 
 
+def _sheet_lens(
+    points_px: np.ndarray, points_mm: np.ndarray, image_size: tuple[int, int], hfov_deg: float
+) -> LensModel | None:
+    """A k1-only lens estimated from the sheet's corners (raw pixels), or None when the data do not ask for one."""
+    camera = recover_camera(points_mm, points_px, image_size, None, hfov_deg)
+    estimate = estimate_k1(points_px, points_mm, camera.camera_matrix)
+    if not estimate.significant:
+        return None
+    rms_px = float(np.sqrt(estimate.rss_with / len(points_px)))
+    coeffs = np.array([estimate.k1, 0.0, 0.0, 0.0, 0.0])
+    return LensModel(camera.camera_matrix, coeffs, tuple(image_size), rms_px, 0, "sheet")
+
+
 def calibrate_from_detection(
     detection: MarkerDetection,
     image_size: tuple[int, int],
     lens: LensModel | None = None,
     hfov_deg: float = DEFAULT_HFOV_DEG,
+    sheet_distortion: bool = True,
 ) -> Calibration:
-    """The calibration from sheet markers already found in a frame of ``image_size`` (width, height)."""
+    """The calibration from sheet markers already found in a frame of ``image_size`` (width, height).
+
+    Without ``lens``, and with ``sheet_distortion``, the lens's k1 is estimated from the sheet itself when the
+    corners show it (see :mod:`calibration.sheet_distortion`)."""
     _check_lens(lens, image_size)
-    points_px, points_mm = detection.points()
-    if lens is not None:
-        points_px = undistort_points(points_px, lens)
+    raw_px, points_mm = detection.points()
+    points_px = undistort_points(raw_px, lens) if lens is not None else raw_px
     fit = fit_homography(points_px, points_mm)
+    if lens is None and sheet_distortion and len(points_px) >= 12:
+        lens = _sheet_lens(raw_px[fit.inliers], points_mm[fit.inliers], image_size, hfov_deg)
+        if lens is not None:
+            points_px = undistort_points(raw_px, lens)
+            fit = fit_homography(points_px, points_mm)
     inliers = fit.inliers
-    camera = recover_camera(
-        points_mm[inliers], points_px[inliers], image_size, lens.camera_matrix if lens else None, hfov_deg
-    )
+    lens_matrix = lens.camera_matrix if lens is not None and lens.source != "sheet" else None
+    camera = recover_camera(points_mm[inliers], points_px[inliers], image_size, lens_matrix, hfov_deg)
     report = FitReport(
         "sheet",
         fit.rms_mm,
@@ -232,11 +260,13 @@ def calibrate_from_sheet(
     layout: SheetLayout | None = None,
     lens: LensModel | None = None,
     hfov_deg: float = DEFAULT_HFOV_DEG,
+    sheet_distortion: bool = True,
 ) -> Calibration:
     """The calibration from a photo of the calibration sheet lying on the table (BGR or gray image)."""
     image_size = (image.shape[1], image.shape[0])
     _check_lens(lens, image_size)
-    return calibrate_from_detection(detect_sheet_markers(image, layout), image_size, lens, hfov_deg)
+    detection = detect_sheet_markers(image, layout)
+    return calibrate_from_detection(detection, image_size, lens, hfov_deg, sheet_distortion)
 
 
 def calibrate_from_rectangle(

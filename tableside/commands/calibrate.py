@@ -76,6 +76,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="horizontal field of view assumed when the view is too straight down to measure it "
         f"(default {DEFAULT_HFOV_DEG:g})",
     )
+    p.add_argument(
+        "--no-sheet-distortion",
+        action="store_true",
+        help="do not estimate the lens's barrel distortion (k1) from the sheet when there is no --lens",
+    )
     p.add_argument("--max-rms-mm", type=float, default=2.0, help="refuse a fit worse than this (default 2)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -257,7 +262,7 @@ def _calibrate_table(args: argparse.Namespace, out: Path, lens_file: Path | None
             area = (origin[0], origin[1], origin[0] + width, origin[1] + height)
         else:
             layout = sheet_layout(args.paper) if args.paper else None
-            calibration = calibrate_from_sheet(image, layout, lens, args.hfov_deg)
+            calibration = calibrate_from_sheet(image, layout, lens, args.hfov_deg, not args.no_sheet_distortion)
             paper = sheet_layout(calibration.report.paper)
             area = (0.0, 0.0, paper.width_mm, paper.height_mm)
             if calibration.report.rms_mm > args.max_rms_mm:
@@ -360,8 +365,10 @@ def _report(
         )
     else:
         report.update(px_per_mm=round(1.0 / calibration.homography[0, 0], 6))
+    lens = calibration.lens
     report.update(
         lens=str(lens_file) if lens_file else None,
+        sheet_k1=round(float(lens.dist_coeffs[0]), 4) if lens is not None and lens.source == "sheet" else None,
         rectified=str(rectified_path) if rectified_path else None,
         rectified_px_per_mm=rectified_scale,
     )
@@ -398,6 +405,10 @@ def _print_report(report: dict[str, Any]) -> None:
         print(
             f"camera: {z:.0f} mm above the table over ({x:.0f}, {y:.0f}) mm, tilted {report['tilt_deg']:.1f} deg, "
             f"focal {report['focal_px']:.0f} px ({source_text})"
+        )
+    if report.get("sheet_k1") is not None:
+        print(
+            f"lens: barrel distortion k1 {report['sheet_k1']:+.3f} estimated from the sheet (--lens for a full model)"
         )
     if report["rectified"]:
         print(f"check image: {report['rectified']} (top-down, {report['rectified_px_per_mm']:g} px/mm, 50 mm grid)")

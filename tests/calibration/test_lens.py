@@ -89,13 +89,17 @@ def test_lens_correction_improves_table_positions(board_photos):
     lens = calibrate_lens(board_photos[1]).lens
     camera, image = sheet_photo("a4", 600.0, 15.0, -60.0, 0.0, 0, SIZE, BARREL)
     truth = sheet_area_grid("a4")
-    plain = calibrate_from_sheet(image)
+    plain = calibrate_from_sheet(image, sheet_distortion=False)
+    sheet_k1 = calibrate_from_sheet(image)  # k1 estimated from the sheet alone
     corrected = calibrate_from_sheet(image, lens=lens)
-    assert corrected.camera.focal_source == "lens"
+    assert corrected.camera.focal_source == "lens" and corrected.lens.source == "charuco"
+    assert sheet_k1.lens is not None and sheet_k1.lens.source == "sheet"
     error_plain = rms(plain.pixel_to_table(camera.project(truth)) - truth)
+    error_sheet_k1 = rms(sheet_k1.pixel_to_table(camera.project(truth)) - truth)
     error_corrected = rms(corrected.pixel_to_table(camera.project(truth)) - truth)
     assert error_corrected < 0.3
     assert error_plain > 2 * error_corrected
+    assert error_sheet_k1 < 0.75 * error_plain
 
 
 def test_too_few_board_photos_is_a_clear_error(board_photos):
