@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -44,7 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tableside {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", title="verbs")
     for mod in _verb_modules():
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+        p = sub.add_parser(
+            mod.NAME,
+            help=mod.HELP,
+            description=getattr(mod, "DESCRIPTION", mod.HELP),
+            # Verbs write their descriptions as paragraphs and examples: keep their line breaks.
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser
@@ -58,6 +65,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args._run(args) or 0)
+    except BrokenPipeError:
+        # Output piped into `head` and closed early: not an error. Point stdout at devnull so the
+        # interpreter's final flush does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except _INPUT_ERRORS as err:
         code = err.code if isinstance(err, UserError) else 2
         message = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
