@@ -58,7 +58,7 @@ def test_a_board_over_half_the_sheet_leaves_enough_markers():
 
 
 def test_an_empty_table_is_a_clear_error():
-    camera = look_at((0.0, 0.0), 800.0, 10.0)
+    camera = look_at((0.0, 0.0), 800.0, 10.0, image_size=(820, 616))
     blank = np.full((8, 8), 255, np.uint8)
     image = photograph(camera, blank, 0.01, sheet_origin_mm=(5000.0, 5000.0))  # the sheet is off the table
     with pytest.raises(CalibrationError, match="no calibration-sheet markers found"):
