@@ -114,7 +114,7 @@ def test_a_quiet_noisy_table_becomes_still_once_and_stays_still():
 
 
 def hand_moves_piece(surface=WOOD, seed: int = 2):
-    """20 still frames, a hand comes up from the bottom, slides the piece 60 px right, leaves; 20 still frames.
+    """10 still frames, a hand comes up from the bottom, slides the piece 60 px right, leaves; 12 still frames.
     Returns the frames and per-frame labels ("still" or "hand")."""
     rng = np.random.default_rng(seed)
     base = table(surface)
@@ -125,7 +125,7 @@ def hand_moves_piece(surface=WOOD, seed: int = 2):
         frames.append(shot(image, rng))
         labels.append(label)
 
-    for _ in range(20):
+    for _ in range(10):
         add(before, "still")
     for k in range(8):  # reach
         add(with_hand(before, (210, H - int((H - 150) * (k + 1) / 8))), "hand")
@@ -135,7 +135,7 @@ def hand_moves_piece(surface=WOOD, seed: int = 2):
     after = with_piece(base, 260, 150)
     for k in range(7):  # leave
         add(with_hand(after, (270, 150 + int((H - 150 + 40) * (k + 1) / 7))), "hand")
-    for _ in range(20):
+    for _ in range(12):
         add(after, "still")
     return frames, labels
 
@@ -147,9 +147,9 @@ def test_never_still_while_a_hand_moves_a_piece_and_still_again_after():
     for state, label in zip(states, labels, strict=True):
         if label == "hand":
             assert not state.still, text
-    end_of_move = labels.index("still", 20)
+    end_of_move = labels.index("still", 10)
     settled = [i for i, s in enumerate(states) if s.settled]
-    assert len(settled) == 2 and settled[0] < 20, text
+    assert len(settled) == 2 and settled[0] < 10, text
     # latency after the hand left: the first still frame is compared with the last hand frame (motion),
     # then still_frames / still_s of quiet
     assert end_of_move <= settled[1] <= end_of_move + 6, text
@@ -196,11 +196,11 @@ def test_a_sliding_piece_without_a_hand_is_motion():
 def test_a_hand_resting_over_the_board_is_never_judged():
     rng = np.random.default_rng(4)
     scene = with_piece(table(FELT), 200, 150)
-    frames = [shot(scene, rng) for _ in range(10)] + [shot(with_hand(scene, (215, 170)), rng) for _ in range(60)]
+    frames = [shot(scene, rng) for _ in range(10)] + [shot(with_hand(scene, (215, 170)), rng) for _ in range(40)]
     states = track(frames)
     text = pattern(states)
     assert states[9].still, text
-    assert not any(s.still for s in states[10:]), text  # 6 s with a motionless hand: never still
+    assert not any(s.still for s in states[10:]), text  # 4 s with a motionless hand: never still
     assert all(s.hand and s.hand_boxes for s in states[10:]), text
     x, y, w, h = states[-1].hand_boxes[0]
     assert y + h == H and box_contains(states[-1].hand_boxes[0], (215, 200))  # reaches in from the bottom edge
@@ -227,13 +227,13 @@ def test_something_without_skin_left_at_the_edge_blocks_only_for_a_while():
     scene = with_piece(table(), 200, 150)
     boxed = scene.copy()
     boxed[280:H, 360:W] = (70, 70, 75)  # a grey game box put down at the corner of the view
-    frames = [shot(scene, rng) for _ in range(10)] + [shot(boxed, rng) for _ in range(50)]
-    params = StillnessParams(intrusion_settle_s=2.0)
+    frames = [shot(scene, rng) for _ in range(10)] + [shot(boxed, rng) for _ in range(25)]
+    params = StillnessParams(intrusion_settle_s=1.0)
     states = track(frames, params)
     text = pattern(states)
-    assert not any(s.still for s in states[10:30]), text  # motionless since frame 10: blocks for 2 s
-    first = next(i for i in range(10, 60) if states[i].still)
-    assert first == 11 + 20 + 4, text  # motionless from 11, blocks 2 s, then the usual 0.4 s of quiet
+    assert not any(s.still for s in states[10:21]), text  # motionless since frame 11: blocks for 1 s
+    first = next(i for i in range(10, 35) if states[i].still)
+    assert first == 11 + 10 + 4, text  # motionless from 11, blocks 1 s, then the usual 0.4 s of quiet
     assert states[first].settled and states[first].changed
     assert any(box_contains(b, (420, 320)) for b in states[first].changed_boxes)
 
@@ -244,17 +244,22 @@ def test_something_without_skin_left_at_the_edge_blocks_only_for_a_while():
 def test_slow_light_drift_is_not_motion_and_is_reported_as_light_changed():
     rng = np.random.default_rng(7)
     scene = with_piece(table(), 200, 150)
-    frames = [shot(scene, rng, gain=1.0 - 0.01 * i) for i in range(50)]  # dimming to half over 5 s
+    frames = [shot(scene, rng, gain=1.0 - 0.02 * i) for i in range(25)]  # dimming to half over 2.5 s
     states = track(frames)
     assert all(s.still for s in states[4:]), pattern(states)
     assert not any(s.changed for s in states)
     events = [i for i, s in enumerate(states) if s.event == "light-changed"]
-    # one report each time the light is 10 % off the last report: 1 -> ~0.9 -> ~0.82 ... -> ~0.56 (of 0.51)
+    # one report each time the light is more than 10 % off the last report (a few % overshoot per 2 % frame)
     ratios = [states[i].light_ratio for i in events]
-    assert len(events) == 6, ratios
+    assert len(events) >= 5, ratios
     steps = np.array(ratios) / np.array([1.0, *ratios[:-1]])
-    assert steps == pytest.approx(0.9, abs=0.015)
-    assert states[-1].light_ratio == pytest.approx(0.51, abs=0.02)
+    assert ((steps > 0.87) & (steps < 1 / 1.1)).all(), steps
+    base = 1.0
+    for state in states:  # never more than 10 % off the last report without a new report
+        if state.event == "light-changed":
+            base = state.light_ratio
+        assert abs(math.log(state.light_ratio / base)) <= math.log(1.1), (state.light_ratio, base)
+    assert states[-1].light_ratio == pytest.approx(0.52 / 0.92, abs=0.02)  # against the reference at frame 4
 
 
 def test_a_lamp_switched_on_at_one_side_is_not_motion():
@@ -263,7 +268,7 @@ def test_a_lamp_switched_on_at_one_side_is_not_motion():
     xx = np.linspace(0.0, 1.0, W, dtype=np.float32)[None, :, None]
     yy = np.linspace(0.0, 1.0, H, dtype=np.float32)[:, None, None]
     lamp = 0.7 + 0.25 * xx + 0.1 * (1 - yy) ** 2  # brighter to the right and the top: no saturation
-    frames = [shot(scene, rng) for _ in range(15)] + [shot(scene * lamp, rng) for _ in range(15)]
+    frames = [shot(scene, rng) for _ in range(10)] + [shot(scene * lamp, rng) for _ in range(10)]
     states = track(frames)
     assert all(s.still for s in states[4:]), pattern(states)
     assert [s.event for s in states].count("light-changed") == 1
@@ -297,7 +302,7 @@ def test_a_turned_camera_is_reported_as_moved():
 def test_dropouts_restart_the_still_count():
     rng = np.random.default_rng(11)
     scene = with_piece(table(), 200, 150)
-    frames = [shot(scene, rng) for _ in range(30)]
+    frames = [shot(scene, rng) for _ in range(22)]
     frames[15] = np.zeros((H, W, 3), np.uint8)  # a black glitch frame
     states = track(frames)
     assert states[15].event == "dropout" and not states[15].still
@@ -318,7 +323,7 @@ def test_dropouts_restart_the_still_count():
 def test_heavy_sensor_noise_is_not_motion(noise):
     rng = np.random.default_rng(12)
     scene = with_piece(table(), 200, 150)
-    states = track([shot(scene, rng, noise=noise) for _ in range(25)])
+    states = track([shot(scene, rng, noise=noise) for _ in range(15)])
     assert all(s.still for s in states[4:]) and not any(s.changed for s in states), pattern(states)
     # and a moved piece is still seen through that noise
     moved = track([shot(scene, rng, noise=noise) for _ in range(10)]
@@ -369,3 +374,72 @@ def test_parameters_are_checked():
         StillnessParams(light_nodes=2)
     with pytest.raises(ValueError):
         StillnessParams(still_frames=0)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# The scene renderer's move sequence: hands sliding pieces, written to a video, read back through the sources
+# ------------------------------------------------------------------------------------------------------------
+def test_rendered_moves_still_exactly_between_moves(tmp_path):
+    video = pytest.importorskip("tablescene.video")
+    from tablescene.camera import CameraSpec
+    from tablescene.hands import hand_capsules
+    from tablescene.scene import CoinPiece, Lighting, Scene, TilePiece
+
+    from vision.sources import open_source
+
+    scene = Scene(
+        pieces=(TilePiece("suns", 3, x_mm=80, y_mm=120), TilePiece("arms", 1, x_mm=150, y_mm=200),
+                CoinPiece("moons", 2, x_mm=220, y_mm=100)),
+        sheet="a4",
+        lighting=Lighting(gradient=0.0),  # the room's light is steady from frame to frame
+    )
+    moves = [video.Slide(0, (140, 90)), video.Slide(2, (60, 230))]
+    plan = video.plan_moves(scene, moves, fps=4.0, still_s=1.5, reach_s=1.0, slide_s=0.75, leave_s=1.0, rng=3)
+    spec = CameraSpec(resolution=(320, 240), distance_mm=650, target_mm=(105, 150))
+    camera = spec.camera()
+    path = tmp_path / "moves.mp4"
+    truths = video.render_plan(plan, spec, seed=1, quality="draft", video_path=path)
+
+    def hand_in_view(frame_scene) -> bool:
+        for hand in frame_scene.hands:
+            for capsule in hand_capsules(hand):
+                axis = np.array([capsule.p0 + (capsule.p1 - capsule.p0) * t for t in np.linspace(0, 1, 8)])
+                pixels = camera.project(np.column_stack([axis[:, 0], axis[:, 1], -axis[:, 2]]))
+                inside = (pixels[:, 0] > 0) & (pixels[:, 0] < 320) & (pixels[:, 1] > 0) & (pixels[:, 1] < 240)
+                if inside.any():
+                    return True
+        return False
+
+    tracker = StillnessTracker()
+    states = []
+    with open_source(str(path)) as source:
+        assert source.resolution == (320, 240)
+        for frame in source:
+            assert frame.time_s == pytest.approx(frame.index / plan.fps, abs=1e-3)
+            state = tracker.update(frame.image, frame.time_s)
+            states.append(state)
+            if state.settled:
+                tracker.accept()  # as the live loop does once it has judged the position
+    assert len(states) == len(plan.frames)
+    text = pattern(states)
+
+    hands = [hand_in_view(s) for s in plan.frames]
+    assert sum(hands) >= 12, hands  # most move frames show the hand
+    for i, state in enumerate(states):
+        if hands[i]:
+            assert not state.still, f"still with a hand in view at frame {i}: {text}"
+    for segment in plan.stills:
+        latency = 3  # the first frame may still differ from the last hand frame, then 3 quiet frames
+        assert all(states[i].still for i in range(segment.start + latency, segment.stop)), (segment, text)
+
+    # each move is judged once, after it, and the boxes hold where the moved piece was and is
+    for (start, stop), move in zip(plan.move_frames, moves, strict=True):
+        settled = [i for i in range(stop, len(states)) if states[i].settled]
+        assert settled and settled[0] <= stop + latency, text
+        judged = states[settled[0]]
+        assert judged.changed and judged.event is None
+        before = truths[start - 1][move.piece].center_px
+        after = truths[settled[0]][move.piece].center_px
+        assert any(box_contains(b, before) for b in judged.changed_boxes), (before, judged.changed_boxes)
+        assert any(box_contains(b, after) for b in judged.changed_boxes), (after, judged.changed_boxes)
+        assert not any(s.settled for s in states[start:stop]), text
