@@ -411,7 +411,11 @@ def _heuristic(problem: _Problem) -> _Heuristic:
     if cached is None:
         tables = [_pattern_db(width, p) for p in patterns]
         offsets = np.cumsum([0] + [len(t) for t in tables[:-1]]).astype(np.int64)
-        cached = _Heuristic(tile_group, tile_mult, offsets, np.concatenate(tables))
+        flat = np.concatenate(tables)
+        # Keep each table once: the memory cache now points into the concatenated copy.
+        for p, off, table in zip(patterns, offsets, tables, strict=True):
+            _PDB_MEMORY[(width, p)] = flat[off : off + len(table)]
+        cached = _Heuristic(tile_group, tile_mult, offsets, flat)
         if len(_HEURISTICS) > 8:
             _HEURISTICS.clear()
         _HEURISTICS[key] = cached
@@ -547,30 +551,35 @@ def _cut_loops(cells: Sequence[int], hole_path: list[int]) -> list[int]:
 
 
 @njit(cache=True)
-def _beam(cells0, tile_group, tile_mult, group_off, pdb, nb, nb_count, zob, width_b, max_depth, tbits):  # noqa: C901, E501  # pragma: no cover
+def _beam(cells0, tile_group, tile_mult, group_off, pdb, md, nb, nb_count, zob, width_b, max_depth, tbits):  # noqa: C901, E501  # pragma: no cover
     """Beam search: breadth-first, keeping at each depth the ``width_b`` boards of least heuristic.
 
-    All boards of one depth have the same cost so far, so ranking them by ``h`` alone ranks them by ``g + h``.
-    Boards met before (any depth) are skipped through a table of 64-bit Zobrist keys (``2**tbits`` slots,
-    filled at most half). ``par_log``/``hole_log`` record each kept board's parent and hole cell, to read
-    the path back. Returns ``(index of the goal board in the last layer or -1, depth, par_log, hole_log)``.
+    All boards of one depth have the same cost so far, so ranking them by ``h`` alone ranks them by ``g + h``;
+    ties are broken by the Manhattan distance (``md[t, c]``: distance of tile t on cell c to its targets),
+    which gains about one per cent in length for nothing. Boards met before (any depth) are skipped through a
+    table of 64-bit Zobrist keys (``2**tbits`` slots, filled at most half). ``par_log``/``hole_log`` record
+    each kept board's parent and hole cell, to read the path back. Returns ``(index of the goal board in the
+    last layer or -1, depth, par_log, hole_log)``.
     """
     n = cells0.shape[0]
-    G = group_off.shape[0]
+    n_groups = group_off.shape[0]
     cur = np.empty((width_b, n), dtype=np.int8)
     nxt = np.empty((width_b, n), dtype=np.int8)
-    cur_idx = np.empty((width_b, G), dtype=np.int64)
-    nxt_idx = np.empty((width_b, G), dtype=np.int64)
+    cur_idx = np.empty((width_b, n_groups), dtype=np.int64)
+    nxt_idx = np.empty((width_b, n_groups), dtype=np.int64)
     cur_h = np.empty(width_b, dtype=np.int32)
-    cur_key = np.empty(width_b, dtype=np.uint64)
-    cur_blank = np.empty(width_b, dtype=np.int32)
     nxt_h = np.empty(width_b, dtype=np.int32)
+    cur_md = np.empty(width_b, dtype=np.int32)
+    nxt_md = np.empty(width_b, dtype=np.int32)
+    cur_key = np.empty(width_b, dtype=np.uint64)
     nxt_key = np.empty(width_b, dtype=np.uint64)
+    cur_blank = np.empty(width_b, dtype=np.int32)
     nxt_blank = np.empty(width_b, dtype=np.int32)
     m_cap = 4 * width_b
     cand_par = np.empty(m_cap, dtype=np.int32)
     cand_q = np.empty(m_cap, dtype=np.int32)
     cand_h = np.empty(m_cap, dtype=np.int32)
+    cand_md = np.empty(m_cap, dtype=np.int32)
     par_log = np.empty((max_depth + 1, width_b), dtype=np.int32)
     hole_log = np.empty((max_depth + 1, width_b), dtype=np.int8)
     tsize = 1 << tbits
@@ -578,7 +587,9 @@ def _beam(cells0, tile_group, tile_mult, group_off, pdb, nb, nb_count, zob, widt
     filled = 0
     key = np.uint64(0)
     blank0 = 0
-    for g in range(G):
+    h = 0
+    dist = 0
+    for g in range(n_groups):
         cur_idx[0, g] = 0
     for c in range(n):
         cur[0, c] = cells0[c]
@@ -586,12 +597,13 @@ def _beam(cells0, tile_group, tile_mult, group_off, pdb, nb, nb_count, zob, widt
         if t >= 0:
             cur_idx[0, tile_group[t]] += c * tile_mult[t]
             key ^= zob[t, c]
+            dist += md[t, c]
         else:
             blank0 = c
-    h = 0
-    for g in range(G):
+    for g in range(n_groups):
         h += pdb[group_off[g] + cur_idx[0, g]]
     cur_h[0] = h
+    cur_md[0] = dist
     cur_key[0] = key | np.uint64(1)
     cur_blank[0] = blank0
     hole_log[0, 0] = blank0
@@ -599,10 +611,11 @@ def _beam(cells0, tile_group, tile_mult, group_off, pdb, nb, nb_count, zob, widt
     if h == 0:
         return 0, 0, par_log, hole_log
     size = 1
-    hist = np.zeros(256, dtype=np.int64)
+    hist_h = np.zeros(256, dtype=np.int64)
+    hist_md = np.zeros(4096, dtype=np.int64)
     for depth in range(1, max_depth + 1):
         m = 0
-        hist[:] = 0
+        hist_h[:] = 0
         for i in range(size):
             blank = cur_blank[i]
             for j in range(nb_count[blank]):
@@ -615,25 +628,35 @@ def _beam(cells0, tile_group, tile_mult, group_off, pdb, nb, nb_count, zob, widt
                 cand_par[m] = i
                 cand_q[m] = q
                 cand_h[m] = nh
-                hist[nh] += 1
+                cand_md[m] = min(cur_md[i] - md[t, q] + md[t, blank], 4095)
+                hist_h[nh] += 1
                 m += 1
-        acc = 0
+        # Threshold on h, then on the Manhattan distance among the boards at that h.
+        below = 0
         thr = 0
-        while thr < 255:
-            acc += hist[thr]
-            if acc >= width_b:
-                break
+        while thr < 255 and below + hist_h[thr] < width_b:
+            below += hist_h[thr]
             thr += 1
+        hist_md[:] = 0
+        for k in range(m):
+            if cand_h[k] == thr:
+                hist_md[cand_md[k]] += 1
+        thr_md = 0
+        while thr_md < 4095 and below + hist_md[thr_md] < width_b:
+            below += hist_md[thr_md]
+            thr_md += 1
         new_size = 0
-        # Two passes: boards below the threshold first, then ties, so that ties never crowd out better boards.
+        # Two passes: boards below the thresholds first, then ties, so that ties never crowd out better boards.
         for pass_ in range(2):
             for k in range(m):
-                hk = cand_h[k]
                 if new_size >= width_b:
                     break
-                if pass_ == 0 and hk >= thr:
+                hk = cand_h[k]
+                mk = cand_md[k]
+                better = hk < thr or (hk == thr and mk < thr_md)
+                if pass_ == 0 and not better:
                     continue
-                if pass_ == 1 and hk != thr:
+                if pass_ == 1 and not (hk == thr and mk == thr_md):
                     continue
                 i = cand_par[k]
                 q = cand_q[k]
@@ -656,11 +679,11 @@ def _beam(cells0, tile_group, tile_mult, group_off, pdb, nb, nb_count, zob, widt
                     nxt[new_size, c] = cur[i, c]
                 nxt[new_size, blank] = t
                 nxt[new_size, q] = -1
-                g = tile_group[t]
-                for gg in range(G):
+                for gg in range(n_groups):
                     nxt_idx[new_size, gg] = cur_idx[i, gg]
-                nxt_idx[new_size, g] += (blank - q) * tile_mult[t]
+                nxt_idx[new_size, tile_group[t]] += (blank - q) * tile_mult[t]
                 nxt_h[new_size] = hk
+                nxt_md[new_size] = mk
                 nxt_key[new_size] = nkey
                 nxt_blank[new_size] = q
                 par_log[depth, new_size] = i
@@ -673,6 +696,7 @@ def _beam(cells0, tile_group, tile_mult, group_off, pdb, nb, nb_count, zob, widt
         cur, nxt = nxt, cur
         cur_idx, nxt_idx = nxt_idx, cur_idx
         cur_h, nxt_h = nxt_h, cur_h
+        cur_md, nxt_md = nxt_md, cur_md
         cur_key, nxt_key = nxt_key, cur_key
         cur_blank, nxt_blank = nxt_blank, cur_blank
         size = new_size
@@ -777,8 +801,13 @@ def _run_beam(problem: _Problem, heur: _Heuristic, beam_width: int) -> list[int]
     max_depth = max(400, 12 * n)
     tbits = max(16, min(26, int(np.ceil(np.log2(beam_width * 256)))))
     board = np.array(problem.cells, dtype=np.int8)
+    md = np.zeros((len(problem.targets), n), dtype=np.int64)
+    for t, cells in enumerate(problem.targets):
+        for c in range(n):
+            md[t, c] = min(abs(c // problem.width - g // problem.width) + abs(c % problem.width - g % problem.width)
+                           for g in cells)
     last, depth, par_log, hole_log = _beam(
-        board, heur.tile_group, heur.tile_mult, heur.group_off, heur.pdb, nb, count, _zobrist(n), beam_width,
+        board, heur.tile_group, heur.tile_mult, heur.group_off, heur.pdb, md, nb, count, _zobrist(n), beam_width,
         max_depth, tbits,
     )
     if last < 0:
