@@ -387,13 +387,13 @@ def _pyramid(index, piece: PyramidPiece, base_h: float) -> Solid:
     centroid = world.mean(axis=0)
     color = PYRAMID_BGR[piece.color]
     opaque = piece.color == "black"  # the black Rainbow pyramid is (nearly) opaque
-    alpha = 1.0 if opaque else 0.62
+    alpha = 1.0 if opaque else 0.55
     faces = []
     for idx in face_idx:
         verts = world[idx]
         out = verts.mean(axis=0) - centroid
         faces.append(Face(verts, _normal(verts, out), color, alpha=alpha, gloss=0.9, shininess=120.0, cull=opaque,
-                          big=True, edge_tint=0.35))
+                          big=True, edge_tint=0.6))
     footprint = _convex_hull(world[:, :2])
     tint = tuple(0.0 if opaque else 0.85 * c / 255.0 for c in color)
     extra = {}

@@ -24,99 +24,110 @@ __all__ = ["Capsule", "hand_capsules", "hand_casters", "draw_hands"]
 class Capsule:
     p0: np.ndarray  # world (x, y, z=-h)
     p1: np.ndarray
-    r0: float
+    r0: float  # half-width at p0 (mm)
     r1: float
     color: tuple[float, float, float]
     nail: bool = False  # a fingertip: draw a nail near p1
     cloth: bool = False  # a sleeve: matte, no skin sheen
+    flat: float = 1.0  # thickness / width of the cross-section (the back of the hand is flat)
 
 
-def _frame(hand: Hand):
-    a = math.radians(hand.angle_deg)
-    forward = np.array([math.sin(a), -math.cos(a)])  # the fingers' direction on the table
-    right = np.array([math.cos(a), math.sin(a)])
-    tip = np.array([hand.x_mm, hand.y_mm])
-
-    def world(f: float, r: float, h: float) -> np.ndarray:
-        xy = tip + forward * f * hand.scale + right * r * hand.scale
-        return np.array([xy[0], xy[1], -(hand.h_mm + h * hand.scale)])
-
-    return world
+# Finger segment pitch angles (degrees below horizontal: proximal, distal) per pose and finger
+# (index, middle, ring, little). Curled fingers fold under the palm.
+_CURLED = (80.0, 200.0)
+_PITCH = {
+    "flat": ((8.0, 4.0), (8.0, 4.0), (8.0, 4.0), (8.0, 4.0)),
+    "point": ((25.0, 15.0), _CURLED, _CURLED, _CURLED),
+    "pinch": ((40.0, 70.0), (35.0, 75.0), (40.0, 95.0), (50.0, 110.0)),
+}
+_PALM_PITCH = {"flat": 10.0, "point": 18.0, "pinch": 22.0}
+_FINGERS = (  # across offset at the knuckles, length, base and tip half-widths, fan multiplier
+    (-25.0, 75.0, 9.0, 7.6, -1.3),
+    (-8.5, 82.0, 9.3, 7.8, -0.4),
+    (8.5, 77.0, 8.9, 7.4, 0.5),
+    (24.0, 62.0, 8.0, 6.6, 1.4),
+)
 
 
 def hand_capsules(hand: Hand) -> list[Capsule]:
-    """The capsules of a right hand reaching in ``angle_deg`` with its fingertips at (x, y, h)."""
-    w = _frame(hand)
-    skin = tuple(float(c) for c in hand.skin)
+    """The capsules of a right hand reaching in ``angle_deg``, its working fingertip at (x, y) and h_mm.
+
+    Built in a local frame (f forward along the fingers, r to the right, h up) from the knuckle line, then moved
+    so the working fingertip (middle for "flat", index for "point", between index and thumb for "pinch")
+    touches (x_mm, y_mm) with its underside at ``h_mm``.
+    """
+    a = math.radians(hand.angle_deg)
+    forward = np.array([math.sin(a), -math.cos(a)])
+    right = np.array([math.cos(a), math.sin(a)])
     s = hand.scale
-    caps: list[Capsule] = []
+    skin = tuple(float(c) for c in hand.skin)
     spread = math.radians(hand.spread_deg)
-    # fingers: (across offset at the knuckles, length, base radius, tip radius, fan angle multiplier)
-    fingers = [(-23.0, 72.0, 9.2, 7.6, -1.5), (-7.5, 80.0, 9.6, 7.8, -0.5), (7.5, 75.0, 9.2, 7.4, 0.5),
-               (21.0, 60.0, 8.2, 6.6, 1.5)]
-    knuckle_f = -80.0  # the knuckle line is 80 mm behind the middle fingertip
+
+    def local(f: float, r: float, h: float) -> np.ndarray:
+        return np.array([f, r, h], float)
+
+    pieces: list[tuple[np.ndarray, np.ndarray, float, float, dict]] = []
+    tips = []
+    for i, (across, length, rb, rt, fan) in enumerate(_FINGERS):
+        pitch1, pitch2 = (math.radians(p) for p in _PITCH[hand.pose][i])
+        yaw = fan * spread
+        d = np.array([math.cos(yaw), math.sin(yaw)])
+        knuckle = local(0.0, across, 0.0)
+        l1, l2 = 0.56 * length, 0.44 * length
+        mid = knuckle + np.array([*(d * l1 * math.cos(pitch1)), -l1 * math.sin(pitch1)])
+        tip = mid + np.array([*(d * l2 * math.cos(pitch2)), -l2 * math.sin(pitch2)])
+        rm = (rb + rt) / 2
+        pieces.append((knuckle, mid, rb, rm, {"flat": 0.85}))
+        pieces.append((mid, tip, rm, rt, {"flat": 0.8, "nail": pitch2 < math.radians(50)}))
+        tips.append((tip, rt))
+    # the back of the hand: one broad, flat shape from behind the knuckles to the wrist
+    palm_pitch = math.radians(_PALM_PITCH[hand.pose])
+    palm_len = 88.0
+    wrist = local(-palm_len * math.cos(palm_pitch), 0.0, palm_len * math.sin(palm_pitch))
+    for across_k, across_w in ((-16.0, -11.0), (0.0, 0.0), (16.0, 11.0)):  # three bands: tendons between
+        pieces.append((local(-9.0, across_k, 2.0), wrist + [14.0, across_w, -1.0], 17.0, 15.0, {"flat": 0.5}))
+    # thumb: from the heel of the hand on the index side
+    base = local(-62.0, -27.0, wrist[2] * 0.55 - 6.0)
     if hand.pose == "pinch":
-        knuckle_h, wrist_h = 48.0, 62.0
+        thumb_tip = tips[0][0] + [2.0, -9.0, 0.0]
     elif hand.pose == "point":
-        knuckle_h, wrist_h = 30.0, 42.0
+        thumb_tip = local(-8.0, -30.0, -16.0)
     else:
-        knuckle_h, wrist_h = 16.0, 30.0
-    for i, (across, length, rb, rt, fan) in enumerate(fingers):
-        base = w(knuckle_f, across, knuckle_h)
-        ang = fan * spread
-        extended = hand.pose == "flat" or (hand.pose == "point" and i == 0)
-        if extended:
-            reach = length * (0.93 if i != 1 else 1.0)
-            tip_f = knuckle_f + reach * math.cos(ang)
-            tip_r = across + reach * math.sin(ang)
-            mid = w(knuckle_f + 0.55 * (tip_f - knuckle_f), across + 0.55 * (tip_r - across),
-                    knuckle_h * 0.45 + rt * 0.5)
-            tip = w(tip_f, tip_r, rt * 0.9)
-        elif hand.pose == "pinch" and i in (0, 1):
-            # index and middle reach down to the held piece
-            tip = w(-4.0 + 6.0 * i, -4.0 + 9.0 * i, rt * 0.9)
-            mid = w(knuckle_f + 0.6 * length, across * 0.6, knuckle_h * 0.75)
-        else:  # curled under the palm
-            mid = w(knuckle_f + 0.45 * length, across, knuckle_h - 0.35 * length)
-            tip = w(knuckle_f + 0.25 * length, across, max(rt, knuckle_h - 0.55 * length))
-        caps.append(Capsule(base, mid, rb * s, (rb + rt) / 2 * s, skin))
-        caps.append(Capsule(mid, tip, (rb + rt) / 2 * s, rt * s, skin, nail=True))
-    # palm: three broad capsules from the knuckle line to the wrist
-    wrist_f = knuckle_f - 92.0
-    for across_k, across_w in ((-18.0, -14.0), (0.0, 0.0), (17.0, 14.0)):
-        caps.append(Capsule(w(knuckle_f + 4, across_k, knuckle_h + 2), w(wrist_f + 12, across_w, wrist_h),
-                            14.0 * s, 16.0 * s, skin))
-    # thumb: from the wrist side of the palm forward and out to the index side
-    if hand.pose == "pinch":
-        thumb_tip = w(-6.0, -18.0, 9.0)
-    elif hand.pose == "point":
-        thumb_tip = w(knuckle_f - 5.0, -30.0, knuckle_h - 8.0)
-    else:
-        thumb_tip = w(knuckle_f + 5.0, -62.0, 7.0)
-    thumb_base = w(wrist_f + 25.0, -26.0, wrist_h - 4.0)
-    thumb_mid = (thumb_base + thumb_tip) / 2 + np.array([0.0, 0.0, -4.0 * s])
-    caps.append(Capsule(thumb_base, thumb_mid, 13.0 * s, 10.5 * s, skin))
-    caps.append(Capsule(thumb_mid, thumb_tip, 10.5 * s, 8.5 * s, skin, nail=True))
-    # wrist and forearm, rising toward the player at ~25 degrees
-    cuff = w(wrist_f - 45.0, 0.0, wrist_h + 45.0 * math.tan(math.radians(25)))
-    elbow = w(wrist_f - 420.0, 0.0, wrist_h + 420.0 * math.tan(math.radians(25)))
-    caps.append(Capsule(w(wrist_f + 15.0, 0.0, wrist_h), cuff, 26.0 * s, 28.0 * s, skin))
-    arm_color = tuple(float(c) for c in hand.sleeve) if hand.sleeve is not None else skin
-    caps.append(Capsule(cuff, elbow, 33.0 * s if hand.sleeve else 29.0 * s, 45.0 * s if hand.sleeve else 36.0 * s,
-                        arm_color, cloth=hand.sleeve is not None))
-    # put the working fingertip exactly at (x, y): the middle finger of a flat hand, the index finger of a
-    # pointing one, between index and thumb for a pinch
+        thumb_tip = local(-10.0, -68.0, -12.0)
+    thumb_mid = base + (thumb_tip - base) * 0.5 + [0.0, -4.0, -2.0]
+    pieces.append((base, thumb_mid, 12.5, 10.0, {"flat": 0.8}))
+    pieces.append((thumb_mid, thumb_tip, 10.0, 8.0, {"flat": 0.8, "nail": hand.pose != "pinch"}))
+    # wrist and forearm, rising toward the player
+    rise = math.radians({"flat": 16.0, "point": 20.0, "pinch": 24.0}[hand.pose])
+    cuff = wrist + [-50.0 * math.cos(rise), 0.0, 50.0 * math.sin(rise)]
+    elbow = wrist + [-420.0 * math.cos(rise), 0.0, 420.0 * math.sin(rise)]
+    pieces.append((wrist + [-4.0, 0.0, 0.0], cuff, 25.0, 28.0, {"flat": 0.58}))
+    sleeve = hand.sleeve is not None
+    arm_color = tuple(float(c) for c in hand.sleeve) if sleeve else skin
+    pieces.append((cuff, elbow, 34.0 if sleeve else 30.0, 46.0 if sleeve else 37.0,
+                   {"flat": 0.8, "cloth": sleeve, "color": arm_color}))
+    # the working tip: where (x, y, h) is
     if hand.pose == "point":
-        tip = caps[1].p1
+        target, radius = tips[0]
     elif hand.pose == "pinch":
-        tip = (caps[1].p1 + caps[-3].p1) / 2
+        target, radius = (tips[0][0] + thumb_tip) / 2, tips[0][1]
     else:
-        tip = caps[3].p1
-    shift = np.array([hand.x_mm - tip[0], hand.y_mm - tip[1], 0.0])
-    for cap in caps:
-        cap.p0 = cap.p0 + shift
-        cap.p1 = cap.p1 + shift
+        target, radius = tips[1]
+    offset = -target + np.array([0.0, 0.0, radius * 0.8])
+    lowest = min(min(p0[2] - r0 * 0.8, p1[2] - r1 * 0.8) for p0, p1, r0, r1, _ in pieces)
+    offset[2] = max(offset[2], -lowest)  # no finger goes below the working fingertip's surface
+    caps = []
+    for p0, p1, r0, r1, opts in pieces:
+        w0 = _to_world(p0 * [s, s, s] + offset * s, forward, right, hand)
+        w1 = _to_world(p1 * [s, s, s] + offset * s, forward, right, hand)
+        caps.append(Capsule(w0, w1, r0 * s, r1 * s, opts.get("color", skin), nail=opts.get("nail", False),
+                            cloth=opts.get("cloth", False), flat=opts.get("flat", 1.0)))
     return caps
+
+
+def _to_world(p: np.ndarray, forward: np.ndarray, right: np.ndarray, hand: Hand) -> np.ndarray:
+    xy = np.array([hand.x_mm, hand.y_mm]) + forward * p[0] + right * p[1]
+    return np.array([xy[0], xy[1], -(hand.h_mm + p[2])])
 
 
 def hand_casters(hand: Hand) -> list[np.ndarray]:
@@ -157,7 +168,17 @@ def draw_hands(canvas: Canvas, hands: tuple[Hand, ...], lamp: np.ndarray, ambien
     # skin is never a flat colour: a faint blotchy variation
     noise = cv2.resize(rng.standard_normal((max(2, (y1 - y0) // 12), max(2, (x1 - x0) // 12)), dtype=np.float32),
                        (x1 - x0, y1 - y0), interpolation=cv2.INTER_CUBIC)
-    color *= (1 + 0.035 * noise)[..., None]
+    color *= (1 + 0.012 * noise)[..., None]
+    # contact shadows between fingers and where a finger lies over the palm: darken what lies deeper than
+    # the nearest surface around it
+    depth = np.where(invz > 0, 1.0 / np.maximum(invz, 1e-9), 0).astype(np.float32)
+    radius = max(3, int(0.012 * low.K[0, 0]))
+    nearest = cv2.dilate(invz, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1)))
+    near_depth = np.where(nearest > 0, 1.0 / np.maximum(nearest, 1e-9), 0).astype(np.float32)
+    cavity = np.clip((depth - near_depth) / 14.0, 0, 1) * (invz > 0)
+    cavity = cv2.GaussianBlur(cavity, (0, 0), radius / 2)
+    color *= (1 - 0.5 * cavity)[..., None]
+    color = cv2.GaussianBlur(color, (0, 0), 0.8)  # soften the seams between capsules
     motion = np.array(max((h.motion_px for h in hands), key=lambda m: math.hypot(*m)), float)
     if math.hypot(*motion) >= 1.0:
         kernel = _line_kernel(motion)
@@ -240,7 +261,7 @@ def _draw_hand(low, caps, origin, layer_color, layer_invz, layer_alpha, lamp, am
             continue
         q = np.minimum(dist / rho, np.float32(1))
         eta = np.sqrt(np.float32(1) - q * q)
-        radius = np.float32(cap.r0) + t * np.float32(cap.r1 - cap.r0)
+        radius = (np.float32(cap.r0) + t * np.float32(cap.r1 - cap.r0)) * np.float32(cap.flat)
         depth = np.float32(z[0]) + t * np.float32(z[1] - z[0]) - eta * radius
         invz = np.float32(1) / depth
         sub = (slice(y0 - oy, y1 - oy), slice(x0 - ox, x1 - ox))
@@ -250,9 +271,13 @@ def _draw_hand(low, caps, origin, layer_color, layer_invz, layer_alpha, lamp, am
         np.maximum(region_alpha, cover, out=region_alpha)
         if not sel.any():
             continue
-        nx = ox_ / rho
-        ny = oy_ / rho
+        # normal of an elliptic cross-section (width rho, thickness flat * rho)
+        flat = np.float32(cap.flat)
+        nx = ox_ / rho * flat
+        ny = oy_ / rho * flat
         nz = -eta
+        norm = np.sqrt(nx * nx + ny * ny + nz * nz) + np.float32(1e-6)
+        nx, ny, nz = nx / norm, ny / norm, nz / norm
         ndl = nx * l_cam[0] + ny * l_cam[1] + nz * l_cam[2]
         wrap = np.clip((ndl + np.float32(0.4)) / np.float32(1.4), 0, 1)
         base = np.asarray(cap.color, np.float32)

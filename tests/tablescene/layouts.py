@@ -85,8 +85,8 @@ def easy_slider_layout(
     gap_mm: float = 6.0,
     nudge_mm: float = 1.0,
     rng=None,
-    pawns: Sequence = SUITS,
-    coins: Sequence[int] = (1, 2, 3, 4, 5),
+    pawns: Sequence | None = None,
+    coins: Sequence[int] | None = None,
     coin_suit: Suit | str = Suit.ARMS,
     turn_deg: float = 1.5,
     edition: str | None = None,
@@ -94,21 +94,24 @@ def easy_slider_layout(
     """An Easy Slider board: 24 tiles face up in a 5x5 grid with one hole, 4 pawns left of rows 1-4 (in the
     order ``pawns``), 5 coins value up above columns 1-5 (values ``coins``, of ``coin_suit``).
 
-    ``state_or_board`` is a 5x5 list of rows (top row first) of cells, each None (the hole), a (suit, rank)
-    pair, a rules ``Tile`` or text like "S3"; or any object with a ``board`` attribute holding that, or with
-    ``rows``/``cells``. Tiles come first in the returned list, then pawns, then coins.
+    ``state_or_board`` is a 5x5 list of rows (top row first) or 25 cells in reading order, each None (the hole),
+    a (suit, rank) pair, a rules ``Tile`` or text like "S3"; or a ``rules.easy_slider.State`` (any object with a
+    ``board`` attribute holding that; its ``pawns`` and ``coins`` are used unless given). Tiles come first in the
+    returned list (reading order), then pawns, then coins.
     """
     board = state_or_board
+    if pawns is None:
+        pawns = getattr(state_or_board, "pawns", SUITS)
+    if coins is None:
+        coins = getattr(state_or_board, "coins", (1, 2, 3, 4, 5))
     for attr in ("board", "grid", "rows", "cells"):
         if hasattr(board, attr) and not isinstance(board, (list, tuple)):
             board = getattr(board, attr)
             break
-    rows = [list(r) for r in board]
-    if len(rows) != 5 or any(len(r) != 5 for r in rows):
-        flat = [c for r in rows for c in (r if isinstance(r, (list, tuple)) else [r])]
-        if len(flat) != 25:
-            raise ValueError("an Easy Slider board is 5 rows of 5 cells")
-        rows = [flat[i * 5 : i * 5 + 5] for i in range(5)]
+    flat = [c for r in board for c in (r if isinstance(r, (list, tuple)) else [r])]
+    if len(flat) != 25:
+        raise ValueError("an Easy Slider board is 5 rows of 5 cells (or 25 cells in reading order)")
+    rows = [flat[i * 5 : i * 5 + 5] for i in range(5)]
     rng = _rng(rng)
     grid = GridGeometry(origin_mm, gap_mm)
     pieces: list = []
@@ -123,11 +126,11 @@ def easy_slider_layout(
     for r, suit in enumerate(pawns):
         x, y = grid.centre(0, r)
         dx, dy, da = _jitter(rng, nudge_mm * 1.5, 20)
-        pieces.append(PawnPiece(suit, grid.origin[0] - 24.0 + dx, y + dy, da, edition))
+        pieces.append(PawnPiece(suit, float(grid.origin[0] - 24.0 + dx), y + dy, da, edition))
     for c, rank in enumerate(coins):
         x, y = grid.centre(c, 0)
         dx, dy, da = _jitter(rng, nudge_mm * 1.5, 12)
-        pieces.append(CoinPiece(coin_suit, rank, "value", x + dx, grid.origin[1] - 19.0 + dy, da, edition))
+        pieces.append(CoinPiece(coin_suit, rank, "value", x + dx, float(grid.origin[1] - 19.0 + dy), da, edition))
     return pieces
 
 

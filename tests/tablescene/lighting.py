@@ -79,7 +79,7 @@ class ShadowMaps:
         for caster, (bx0, by0, bx1, by1) in zip(self.casters, self._bounds, strict=True):
             if bx1 < x0 or bx0 > x1 or by1 < y0 or by0 > y1:
                 continue
-            if any((-part[:, 2] > key + 0.15).sum() >= 3 for part in caster.parts) or (
+            if any((-part[:, 2] > key + 0.15).any() for part in caster.parts) or (
                 caster.footprint is not None and abs(caster.base_h - key) < 0.3
             ):
                 relevant.append(caster)
@@ -94,14 +94,15 @@ class ShadowMaps:
         for caster in relevant:
             for part in caster.parts:
                 heights = -part[:, 2]
-                above = heights > key + 0.15
-                if above.sum() < 3 or self.lamp_h <= heights.max() + 1:
+                # points on the receiving plane shadow themselves; points below it cannot shadow it
+                use = heights > key - 0.01
+                if (heights[use] > key + 0.15).sum() < 1 or use.sum() < 3 or self.lamp_h <= heights.max() + 1:
                     continue
-                pts = part[above]
-                h = heights[above]
+                pts = part[use]
+                h = heights[use]
                 k = (self.lamp_h - key) / (self.lamp_h - h)
                 xy = self.lamp[:2] + (pts[:, :2] - self.lamp[:2]) * k[:, None]
-                h_mean = float(h.mean()) - key
+                h_mean = float(h[h > key + 0.15].mean()) - key
                 sigma = self.lamp_radius * h_mean / max(self.lamp_h - h_mean, 1.0) * 0.5 * self.p
                 self._stamp(trans, ao, origin, xy, sigma, caster.tint, shadow=True)
             if caster.footprint is not None and abs(caster.base_h - key) < 0.3:

@@ -54,11 +54,15 @@ class Canvas:
             return None
         return x0, y0, x1, y1
 
-    def polygon_mask(self, uv: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    def polygon_mask(self, uv: np.ndarray, box: tuple[int, int, int, int], outline: bool = False) -> np.ndarray:
         x0, y0, x1, y1 = box
         mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
         pts = np.round((uv - [x0, y0]) * (1 << _SHIFT)).astype(np.int32).reshape(-1, 1, 2)
         cv2.fillPoly(mask, [pts], 1, lineType=cv2.LINE_8, shift=_SHIFT)
+        if outline:
+            # thin faces (a tile's side seen almost edge-on) would rasterise as dashes: draw their outline too,
+            # so they stay a continuous line; the depth test settles the overlap with neighbouring faces
+            cv2.polylines(mask, [pts], True, 1, thickness=1, lineType=cv2.LINE_8, shift=_SHIFT)
         return mask.view(bool)
 
     def invz_grid(self, coef: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
@@ -68,12 +72,18 @@ class Canvas:
         return vs[:, None] + us[None, :] + np.float32(coef[2])
 
     def points_on_plane(self, us: np.ndarray, vs: np.ndarray, coef: np.ndarray) -> np.ndarray:
-        """World points seen at canvas pixels (us, vs) on the plane with inverse-depth ``coef``."""
-        invz = coef[0] * us + coef[1] * vs + coef[2]
-        z = 1.0 / invz
-        rays = np.stack([us, vs, np.ones_like(us)], axis=-1) @ self.Kinv.T
-        cam = rays * z[..., None]
-        return (cam - self.camera.t) @ self.camera.R
+        """World points (N, 3) seen at canvas pixels (us, vs) on the plane with inverse-depth ``coef``."""
+        us = np.asarray(us, np.float64).ravel()
+        vs = np.asarray(vs, np.float64).ravel()
+        z = 1.0 / (coef[0] * us + coef[1] * vs + coef[2])
+        rx = (us - self.K[0, 2]) / self.K[0, 0] * z
+        ry = (vs - self.K[1, 2]) / self.K[1, 1] * z
+        R, centre = self.camera.R, self.camera.centre_mm
+        # world = R^T (X_cam - t) = R^T X_cam + centre, with X_cam = (rx, ry, z)
+        out = np.empty((len(us), 3))
+        for i in range(3):
+            out[:, i] = R[0, i] * rx + R[1, i] * ry + R[2, i] * z + centre[i]
+        return out
 
     # -- drawing -----------------------------------------------------------------------------------------
     def write(self, box, sel: np.ndarray, color: np.ndarray, invz: np.ndarray, ident: int) -> None:
@@ -83,8 +93,8 @@ class Canvas:
         if color.ndim == 1:
             region[sel] = color
         else:
-            region[sel] = color[sel]
-        self.invz[y0:y1, x0:x1][sel] = invz[sel]
+            np.copyto(region, color, where=sel[..., None])
+        np.copyto(self.invz[y0:y1, x0:x1], invz, where=sel)
         self.ids[y0:y1, x0:x1][sel] = ident
 
     def blend(self, box, sel: np.ndarray, color: np.ndarray, alpha: np.ndarray | float, ident: int,

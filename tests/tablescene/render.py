@@ -339,9 +339,12 @@ def _draw_solid(canvas: Canvas, solid: Solid, light: LightModel) -> None:
                 flat_colors[id(it[0])] = np.asarray(it[0].albedo, np.float32) * mult[k] + spec[k]
     for face, uv, box in visible:
         x0, y0, x1, y1 = box
-        mask = canvas.polygon_mask(uv, box)
+        top = _is_top(face)
+        mask = canvas.polygon_mask(uv, box, outline=not top)
         invz = canvas.invz_grid(canvas.plane_invz(face.verts[0], face.normal), box)
-        sel = mask & (invz > canvas.invz[y0:y1, x0:x1])
+        # sides (drawn with their outline) win depth ties against the top they share an edge with
+        bias = np.float32(1.0) if top else np.float32(1.0 - 2e-5)
+        sel = mask & (invz > canvas.invz[y0:y1, x0:x1] * bias)
         if face.texture is not None:
             if not sel.any():
                 continue
@@ -383,13 +386,14 @@ def _draw_translucent(canvas: Canvas, face: Face, solid: Solid, light: LightMode
     to_eye = canvas.camera.centre_mm - face.verts.mean(axis=0)
     cos_view = abs(float(face.normal @ to_eye) / np.linalg.norm(to_eye))
     fresnel = 0.04 + 0.96 * (1 - cos_view) ** 5
-    filt = (color / 255.0) ** 0.8
+    # a pure tint: the plastic passes its own colour fully and absorbs the others
+    filt = color / max(float(color.max()), 1.0)
     region = canvas.color[y0:y1, x0:x1]
     below = region[sel]
     lit = mult[sel]
     # transmitted light is filtered by the plastic's colour; light scattered inside it shows the face's shading
-    out = below * ((1 - alpha) + alpha * filt) * (1 - 0.3 * alpha)
-    out += alpha * color * (0.1 + 0.55 * np.clip(lit - light.lighting.ambient * 0.8, 0, None))
+    out = below * ((1 - alpha) + alpha * filt) * 0.93
+    out += alpha * color * (0.06 + 0.6 * np.clip(lit - light.lighting.ambient * 0.8, 0, None))
     out += spec[sel] + 255.0 * 0.5 * fresnel * light.lighting.ambient
     region[sel] = out
     canvas.ids[y0:y1, x0:x1][sel] = solid.index
@@ -450,7 +454,7 @@ def _camera_effects(img: np.ndarray, scene: Scene, rng: np.random.Generator) -> 
         img = img + (chroma + luma[..., None]) * sigma[..., None]
     # the camera's own sharpening
     soft = cv2.GaussianBlur(img, (0, 0), 1.2)
-    img = cv2.addWeighted(img, 1.35, soft, -0.35, 0.5)
+    img = cv2.addWeighted(img, 1.25, soft, -0.25, 0.5)
     out = np.clip(img, 0, 255).astype(np.uint8)
     if lt.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(lt.jpeg_quality)])
@@ -582,6 +586,9 @@ def _piece_truth(solid: Solid, on, cov, cam: Camera, geo: _CanvasGeometry, scene
         corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float) - 0.5
         img_corners = _canvas_to_image(corners, cam, geo)
         bbox = [float(v) for v in (*img_corners.min(axis=0), *img_corners.max(axis=0))]
+    outline = solid.footprint
+    if len(outline) > 24:  # round pieces: 24 points describe the outline well enough
+        outline = outline[np.linspace(0, len(outline), 24, endpoint=False).astype(int)]
     centre_px = cam.project(centre, 0.0)[0]
     in_frame = bool(0 <= centre_px[0] <= cam.width - 1 and 0 <= centre_px[1] <= cam.height - 1)
     occluded = 1.0 - visible / total if total else 1.0
@@ -600,9 +607,9 @@ def _piece_truth(solid: Solid, on, cov, cam: Camera, geo: _CanvasGeometry, scene
         on=on,
         center_px=[float(v) for v in centre_px],
         top_center_px=[float(v) for v in cam.project(centre, solid.top_h)[0]],
-        polygon_px=cam.project(solid.footprint, 0.0).tolist(),
-        top_polygon_px=cam.project(solid.footprint, solid.top_h).tolist(),
-        polygon_mm=solid.footprint.tolist(),
+        polygon_px=cam.project(outline, 0.0).tolist(),
+        top_polygon_px=cam.project(outline, solid.top_h).tolist(),
+        polygon_mm=outline.tolist(),
         bbox_px=bbox,
         area_px=float(total) / geo.s**2,
         visible_fraction=float(visible / total) if total else 0.0,

@@ -216,7 +216,7 @@ class Lighting:
     exposure: float = 1.0
     vignetting: float = 0.25  # darkening at the corners (0 none)
     noise: float = 1.0  # sensor noise level (1 = a Pi camera in a lit room)
-    blur_px: float = 0.5  # lens/focus blur sigma in output pixels
+    blur_px: float = 0.6  # lens/focus blur sigma in output pixels
     jpeg_quality: int | None = 90  # None: no JPEG round trip
     gradient: float = 0.1  # extra low-frequency unevenness of the light (window light, second lamp)
 

@@ -58,7 +58,20 @@ class PieceTruth:
     apex_mm: list[float] | None = None
 
     def to_json(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return {k: _rounded(v) for k, v in asdict(self).items() if v is not None}
+
+
+def _rounded(value, digits: int = 3):
+    """JSON-friendly copy with floats rounded (sub-micrometre and milli-pixel digits are noise)."""
+    if isinstance(value, float):
+        return round(value, digits)
+    if isinstance(value, (list, tuple)):
+        return [_rounded(v, digits) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v, digits) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return _rounded(value.item(), digits)
+    return value
 
 
 @dataclass
@@ -90,7 +103,7 @@ class RenderResult:
             "seed": self.seed,
             "quality": self.quality,
             "camera": self.camera.to_json(),
-            "homography": self.homography.tolist(),
+            "homography": _rounded(self.homography.tolist(), 12),
             "homography_note": "table mm at height 0 -> undistorted pixels (apply camera.dist for image pixels)",
             "pieces": [t.to_json() for t in self.truth],
         }
@@ -102,7 +115,7 @@ class RenderResult:
         if not cv2.imwrite(str(image_path), self.image, params):
             raise OSError(f"cannot write {image_path}")
         json_path = image_path.with_suffix(".json")
-        json_path.write_text(json.dumps(self.to_json(), indent=1) + "\n")
+        json_path.write_text(json.dumps(self.to_json(), separators=(",", ":")) + "\n")
         return image_path, json_path
 
 
