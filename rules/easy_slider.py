@@ -19,8 +19,9 @@ Cells have two names (:class:`Cell`):
 Compact text (accepted by :meth:`State.from_layout`, printed by :meth:`State.board_text`)
 -----------------------------------------------------------------------------------------
 A tile is two characters, rank then suit letter: rank ``n`` (null), ``a`` (ace), ``2``-``5``; suit ``S`` suns,
-``M`` moons, ``C`` crowns, ``A`` arms (the PPN letters). ``..`` is the hole. A board is five rows of five
-tokens, top row first, rows separated by newlines or ``/``::
+``M`` moons, ``C`` crowns, ``A`` arms (the PPN letters). ``..`` is the hole. Suit-first tokens as in
+piecepackr's records (``M2``) are read too: the two orders never clash (``aA`` and ``Aa`` are both the ace of
+arms). A board is five rows of five tokens, top row first, rows separated by newlines or ``/``::
 
     2M 4M 5M aM 3M
     2S 4S 5S aS 3S
@@ -183,15 +184,15 @@ _BOTTOM_ROW = frozenset(c for c in CELLS if c.row == SIZE)
 
 
 def tile_token(tile: Tile | None) -> str:
-    """Two-character text of a tile (``2M``, ``aS``, ``nC``) or ``..`` for the hole."""
+    """Two-character text of a tile, rank then suit letter (``2M``, ``aS``, ``nC``), or ``..`` for the hole."""
     if tile is None:
         return ".."
     return f"{_RANK_CHARS[tile.rank]}{tile.suit.letter}"
 
 
 def parse_tile(value: object) -> Tile | None:
-    """A tile from a :class:`Tile`, a ``(suit, rank)`` pair, a token like ``2M``/``aS``/``nC``, or words like
-    ``"2 of moons"``/``"Blue 5"``; None for the hole (``..``, ``.``, ``-``, None)."""
+    """A tile from a :class:`Tile`, a ``(suit, rank)`` pair, a token like ``2M``/``aS``/``nC`` (or suit first:
+    ``M2``), or words like ``"2 of moons"``/``"Blue 5"``; None for the hole (``..``, ``.``, ``-``, None)."""
     if value is None or isinstance(value, Tile):
         return value
     if isinstance(value, tuple) and len(value) == 2:
@@ -212,7 +213,11 @@ def parse_tile(value: object) -> Tile | None:
         if spoken:
             return Tile(spoken.group(1), spoken.group(2))
         if len(text) == 2:
-            return Tile(Suit.parse(text[1]), parse_rank(text[0]))
+            first, second = text[0].upper(), text[1].lower()
+            if first in "SMCA" and second in "na2345":
+                return Tile(Suit.parse(first), parse_rank(second))
+            if text[0].lower() in "na2345" and text[1].upper() in "SMCA":
+                return Tile(Suit.parse(text[1]), parse_rank(text[0]))
     except ValueError:
         pass
     raise LayoutError(

@@ -26,15 +26,16 @@ from rules.easy_slider import (
 )
 from rules.pieces import SUITS, Suit, Tile
 
-# The rules' diagram: pawns K, R, B, G beside rows 1-4 and coins 2 4 5 A 3 above the columns.
+# The rules' diagram: pawns K, R, B, G beside rows 1-4 and coins 2 4 5 A 3 above the columns. The board is
+# written suit first (piecepackr's order, "M2"); the engine reads both orders and prints rank first ("2M").
 DIAGRAM_PAWNS = "KRBG"
 DIAGRAM_COINS = "245A3"
 SOLVED_TEXT = """
-2M 4M 5M aM 3M
-2S 4S 5S aS 3S
-2A 4A 5A aA 3A
-2C 4C 5C aC 3C
-nS nM nC nA ..
+M2 M4 M5 Ma M3
+S2 S4 S5 Sa S3
+A2 A4 A5 Aa A3
+C2 C4 C5 Ca C3
+Sn Mn Cn An ..
 """
 
 
@@ -74,7 +75,7 @@ def test_diagram_targets_from_the_rules():
 
 def test_parity_sponge_nulls_in_any_order_hole_anywhere_in_the_bottom_row():
     top = SOLVED_TEXT.strip().split("\n")[:4]
-    for bottom in itertools.permutations(["nS", "nM", "nC", "nA", ".."]):
+    for bottom in itertools.permutations(["Sn", "Mn", "Cn", "An", ".."]):
         s = State.from_layout(top + [" ".join(bottom)], DIAGRAM_PAWNS, DIAGRAM_COINS)
         assert s.is_over()
         assert s.solution() == () and s.hint() is None and s.par() == 0
@@ -161,8 +162,12 @@ def test_layout_text_forms_round_trip():
     assert State.from_dict(s.to_dict()) == s
     assert eval(repr(s)) == s
     assert hash(State.from_layout(s.board_text(), s.pawn_text(), s.coin_text())) == hash(s)
-    assert parse_tile("2 of moons") == parse_tile("Black 2") == parse_tile("2m") == parse_tile(("moons", 2))
+    black_2 = Tile("moons", 2)
+    assert parse_tile("2 of moons") == parse_tile("Black 2") == parse_tile(("moons", 2)) == black_2
+    assert parse_tile("2M") == parse_tile("2m") == parse_tile("M2") == black_2  # rank first; suit first read too
+    assert parse_tile("aA") == parse_tile("Aa") == Tile("arms", 1) and parse_tile("nS") == parse_tile("Sn")
     assert parse_tile("..") is None and tile_token(None) == ".." and tile_token(Tile("arms", 1)) == "aA"
+    assert tile_token(black_2) == "2M" and tile_token(Tile("crowns", 0)) == "nC"
     assert solved().diagram().split("\n") == [
         "     2   4   5   a   3",
         "M   2M  4M  5M  aM  3M",
@@ -175,19 +180,19 @@ def test_layout_text_forms_round_trip():
 
 def test_impossible_layouts_are_refused_with_a_sentence():
     rows = SOLVED_TEXT.strip().split("\n")
-    full = rows[:4] + ["nS nM nC nA nA"]
+    full = rows[:4] + ["Sn Mn Cn An An"]
     cases = [
-        (rows[:4] + ["nS nM nC nA"], DIAGRAM_PAWNS, DIAGRAM_COINS, "5 rows of 5 cells"),
+        (rows[:4] + ["Sn Mn Cn An"], DIAGRAM_PAWNS, DIAGRAM_COINS, "5 rows of 5 cells"),
         (rows[:4], DIAGRAM_PAWNS, DIAGRAM_COINS, "5 rows of 5 cells"),
         (full, DIAGRAM_PAWNS, DIAGRAM_COINS, "25 tiles and no hole"),
-        (rows[:4] + ["nS nM nC .. .."], DIAGRAM_PAWNS, DIAGRAM_COINS, "2 holes"),
-        (rows[:4] + ["nS nM nC .. 3C"], DIAGRAM_PAWNS, DIAGRAM_COINS, r"3 of crowns is on the board twice \(e2 and e1"),
+        (rows[:4] + ["Sn Mn Cn .. .."], DIAGRAM_PAWNS, DIAGRAM_COINS, "2 holes"),
+        (rows[:4] + ["Sn Mn Cn .. C3"], DIAGRAM_PAWNS, DIAGRAM_COINS, r"3 of crowns is on the board twice \(e2 and e1"),
         (SOLVED_TEXT, "KRBK", DIAGRAM_COINS, "black pawn stands beside two rows"),
         (SOLVED_TEXT, "KRB", DIAGRAM_COINS, "4 pawns"),
         (SOLVED_TEXT, DIAGRAM_PAWNS, "24513a", "5 coins"),
         (SOLVED_TEXT, DIAGRAM_PAWNS, "2443a", r"4 coin is above two columns \(2 and 3\)"),
         (SOLVED_TEXT, DIAGRAM_PAWNS, "245n3", "null coin"),
-        (SOLVED_TEXT.replace("2M", "X7"), DIAGRAM_PAWNS, DIAGRAM_COINS, "cannot read the tile 'X7'"),
+        (SOLVED_TEXT.replace("M2", "X7"), DIAGRAM_PAWNS, DIAGRAM_COINS, "cannot read the tile 'X7'"),
         (SOLVED_TEXT, "KRBZ", DIAGRAM_COINS, "cannot read the pawn"),
         (SOLVED_TEXT, DIAGRAM_PAWNS, "2457x", "cannot read the coin"),
     ]
@@ -211,7 +216,7 @@ def test_done_check_lists_every_wrong_cell_in_reading_order():
     assert s.done_check().correct and s.done_check().wrong_cells == ()
     assert s.done_check().spoken() == "Correct!"
     # One swap away: the 2 and the 4 of moons exchanged (as if lifted).
-    swapped = State.from_layout(SOLVED_TEXT.replace("2M 4M", "4M 2M"), DIAGRAM_PAWNS, DIAGRAM_COINS)
+    swapped = State.from_layout(SOLVED_TEXT.replace("M2 M4", "M4 M2"), DIAGRAM_PAWNS, DIAGRAM_COINS)
     check = swapped.done_check()
     assert not check.correct and not swapped.is_over()
     assert [(w.cell.name, w.found, w.wanted) for w in check.wrong_cells] == [
@@ -267,13 +272,13 @@ def test_explain_moves_and_reasons():
     two = play(s, "e2-e1 e3-e2")
     e = explain(s, two)
     assert e.legal and [str(m) for m in e.moves] == ["e2-e1", "e3-e2"] and str(e) == "e2-e1; e3-e2"
-    swapped = State.from_layout(SOLVED_TEXT.replace("2M 4M", "4M 2M"), DIAGRAM_PAWNS, DIAGRAM_COINS)
+    swapped = State.from_layout(SOLVED_TEXT.replace("M2 M4", "M4 M2"), DIAGRAM_PAWNS, DIAGRAM_COINS)
     assert explain(s, swapped).reason.startswith("two tiles changed places (the 2 of moons on a5 and the 4 of moons "
                                                  "on b5): tiles cannot jump")
-    lifted = State.from_layout(SOLVED_TEXT.replace("nC nA ..", "nC nA 3M").replace("aM 3M", "aM .."),
+    lifted = State.from_layout(SOLVED_TEXT.replace("Cn An ..", "Cn An M3").replace("Ma M3", "Ma .."),
                                DIAGRAM_PAWNS, DIAGRAM_COINS)
     assert explain(s, lifted).reason.startswith("a tile was picked up: the 3 of moons went from e5 to e1")
-    diagonal = State.from_layout(SOLVED_TEXT.replace("aC 3C", ".. 3C").replace("nA ..", "nA aC"), DIAGRAM_PAWNS,
+    diagonal = State.from_layout(SOLVED_TEXT.replace("Ca C3", ".. C3").replace("An ..", "An Ca"), DIAGRAM_PAWNS,
                                  DIAGRAM_COINS)
     assert "moved diagonally from d2 to e1" in explain(s, diagonal).reason
     pawns = State.from_layout(SOLVED_TEXT, "RKBG", DIAGRAM_COINS)
@@ -389,7 +394,7 @@ def test_slide_call_checker():
         "Ann": s.apply("d1-e1"),
         "Bob": s,
         "Cy": play(s, "d1-e1 c1-d1"),
-        "Di": State.from_layout(SOLVED_TEXT.replace("2M 4M", "4M 2M"), DIAGRAM_PAWNS, DIAGRAM_COINS),
+        "Di": State.from_layout(SOLVED_TEXT.replace("M2 M4", "M4 M2"), DIAGRAM_PAWNS, DIAGRAM_COINS),
     }
     verdicts = check_slide_call(before, after)
     assert verdicts["Ann"].ok and verdicts["Ann"].move == Move.parse("d1-e1") and str(verdicts["Ann"]) == "Ann: d1-e1"
