@@ -242,6 +242,11 @@ class Move:
     from_cell: Cell
     to_cell: Cell
 
+    def __post_init__(self) -> None:
+        # Accept cell names too: Move("b2", "b1").
+        object.__setattr__(self, "from_cell", Cell.parse(self.from_cell))
+        object.__setattr__(self, "to_cell", Cell.parse(self.to_cell))
+
     def __str__(self) -> str:
         return f"{self.from_cell}-{self.to_cell}"
 
@@ -310,11 +315,15 @@ class DoneCheck:
         n = len(self.wrong_cells)
         return f"fumble: {n} cell{'s are' if n != 1 else ' is'} wrong: " + "; ".join(str(w) for w in self.wrong_cells)
 
-    def spoken(self) -> str:
-        """What the announcer says."""
+    def spoken(self, limit: int = 3) -> str:
+        """What the announcer says: the verdict and the first ``limit`` wrong cells."""
         if self.correct:
             return "Correct!"
-        return "Fumble! " + ". ".join(w.spoken() for w in self.wrong_cells) + "."
+        said = [w.spoken() for w in self.wrong_cells[:limit]]
+        more = len(self.wrong_cells) - len(said)
+        if more:
+            said.append(f"and {more} more cell{'s' if more > 1 else ''}")
+        return "Fumble! " + ". ".join(said) + "."
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -323,6 +332,11 @@ class DoneCheck:
 
 
 def _validate(board: tuple, pawns: tuple, coins: tuple) -> None:
+    _validate_board(board)
+    _validate_pawns_coins(pawns, coins)
+
+
+def _validate_board(board: tuple) -> None:
     if len(board) != SIZE * SIZE:
         raise LayoutError(f"the board must have 25 cells (5 rows of 5), not {len(board)}")
     for i, t in enumerate(board):
@@ -341,6 +355,9 @@ def _validate(board: tuple, pawns: tuple, coins: tuple) -> None:
         if t in seen:
             raise LayoutError(f"the {t} is on the board twice ({seen[t]} and {CELLS[i]}): each tile exists once")
         seen[t] = CELLS[i]
+
+
+def _validate_pawns_coins(pawns: tuple, coins: tuple) -> None:
     if len(pawns) != 4:
         raise LayoutError(f"there must be 4 pawns, one beside each of rows 1 to 4, not {len(pawns)}")
     for p in pawns:
@@ -471,13 +488,11 @@ class State:
         """The solved board for these pawns and coins: nulls in the bottom row in suit order, the hole on ``hole``
         (a bottom-row cell)."""
         p, c = _parse_pawns(pawns), _parse_coins(coins)
+        _validate_pawns_coins(p, c)
         hole_cell = Cell.parse(hole)
         if hole_cell.row != SIZE:
             raise LayoutError(f"the hole of a solved board is in the bottom row, not on {hole_cell}")
-        board: list[Tile | None] = []
-        for r in range(4):
-            for col in range(5):
-                board.append(Tile(p[r], c[col]) if r < len(p) and col < len(c) else None)
+        board: list[Tile | None] = [Tile(p[r], c[col]) for r in range(4) for col in range(5)]
         nulls = iter(Tile(s, 0) for s in SUITS)
         for col in range(1, 6):
             board.append(None if col == hole_cell.col else next(nulls))

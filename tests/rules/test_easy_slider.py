@@ -123,7 +123,7 @@ def test_move_text_forms():
     assert str(m) == "b2-b1" and m.direction == "down"
     assert Move.parse("b2-b1") == Move.parse("b2-D") == Move.parse("(2,2)-D") == Move.parse("(2,2)-(2,1)") == m
     assert Move.parse("B2 - S") == m and Move.parse("b2-1D") == m
-    assert eval(repr(m)) == m
+    assert eval(repr(m)) == m and Move("b2", "b1") == m
     for bad, message in (("b2", "cannot read the move"), ("b2-2D", "one cell"), ("a1-L", "off the board"),
                          ("b2-z9", "cell")):
         with pytest.raises(RulesError, match=message):
@@ -206,6 +206,10 @@ def test_impossible_layouts_are_refused_with_a_sentence():
         State.from_layout(["2M"] * 3, DIAGRAM_PAWNS, DIAGRAM_COINS)
     with pytest.raises(LayoutError, match="bottom row"):
         State.solved(DIAGRAM_PAWNS, DIAGRAM_COINS, hole="a5")
+    with pytest.raises(LayoutError, match="4 pawns"):
+        State.solved("KRB", DIAGRAM_COINS)
+    assert State.solved(DIAGRAM_PAWNS, DIAGRAM_COINS) == solved()
+    assert State.solved(DIAGRAM_PAWNS, DIAGRAM_COINS, hole="a1").tile_at("a1") is None
 
 
 # --- the Done check ---------------------------------------------------------------------------------------------
@@ -225,7 +229,10 @@ def test_done_check_lists_every_wrong_cell_in_reading_order():
     ]
     assert str(check) == ("fumble: 2 cells are wrong: a5 has the 4 of moons, should have the 2 of moons; "
                           "b5 has the 2 of moons, should have the 4 of moons")
-    assert check.spoken().startswith("Fumble! A5 has Black 4, should be Black 2.")
+    assert check.spoken() == "Fumble! A5 has Black 4, should be Black 2. B5 has Black 2, should be Black 4."
+    dealt = Setup.from_seed(5).state().done_check()
+    assert dealt.spoken().endswith(f"and {len(dealt.wrong_cells) - 3} more cells.")
+    assert dealt.spoken(limit=30).count("should be") == len(dealt.wrong_cells)
     # The hole in a wrong place: slide the 3 of crowns down into the bottom row.
     up = s.apply("e2-e1")
     assert [str(w) for w in up.done_check().wrong_cells] == [
