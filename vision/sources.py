@@ -70,7 +70,7 @@ def _log_warning(message: str) -> None:
     logger.warning("%s", message)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # frames compare by identity: their images are arrays
 class Frame:
     """One picture from a source.
 

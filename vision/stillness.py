@@ -7,7 +7,8 @@ happen to the picture as a whole (``event``: the light changed, the camera moved
 
 How (all on small grey frames, ``work_width_px`` wide, so the cost does not depend on the camera):
 
-* frames are downscaled with area averaging and blurred, which removes most sensor noise and JPEG blocks;
+* frames are downscaled by a whole factor with area averaging and blurred, which removes most sensor noise
+  and JPEG blocks;
 * two frames are compared after **light compensation**: the brightness ratio between them is fitted as a
   smooth spline surface in log space (robustly, ignoring pixels that changed), so a lamp switched on at
   one side, an auto-exposure step or slow daylight drift is not motion; the fit's median is the global
@@ -75,7 +76,7 @@ EVENTS = ("light-changed", "camera-moved", "dropout")
 class StillnessParams:
     """Parameters of the tracker; sizes in *work* pixels unless said otherwise, times in seconds."""
 
-    work_width_px: int = 320  # frames are area-downscaled to this width first (never upscaled)
+    work_width_px: int = 320  # frames are area-downscaled by a whole factor to about this width (never up)
     blur_sigma_px: float = 1.0  # Gaussian blur on the work frame
     min_pixel_change: float = 10.0  # grey levels (0..255): a smaller compensated difference is never a change
     noise_k: float = 4.0  # ... nor one below noise_k times the frame pair's robust noise sigma
@@ -140,13 +141,17 @@ class StillnessState:
 # Plain functions
 # ------------------------------------------------------------------------------------------------------------
 def downscale(image: np.ndarray, work_width_px: int) -> tuple[np.ndarray, float]:
-    """Area-average ``image`` down to ``work_width_px`` wide; returns it and the scale (frame px per work px)."""
-    height, width = image.shape[:2]
-    if width <= work_width_px:
+    """Area-average ``image`` down by the whole factor k = round(width / work_width_px) (never up).
+
+    Returns the small image (about ``work_width_px`` wide) and the scale k (frame pixels per work pixel).
+    A whole factor passed as ``fx = fy = 1/k`` takes OpenCV's fast path for INTER_AREA (about 3x faster
+    than an arbitrary size on a 1640x1232 frame).
+    """
+    factor = max(1, int(round(image.shape[1] / float(work_width_px))))
+    if factor == 1:
         return image, 1.0
-    scale = width / float(work_width_px)
-    size = (int(work_width_px), max(1, int(round(height / scale))))
-    return cv2.resize(image, size, interpolation=cv2.INTER_AREA), scale
+    inverse = 1.0 / factor
+    return cv2.resize(image, None, fx=inverse, fy=inverse, interpolation=cv2.INTER_AREA), float(factor)
 
 
 def work_gray(small: np.ndarray, blur_sigma_px: float) -> np.ndarray:
@@ -443,7 +448,7 @@ class StillnessTracker:
 
         blank = is_blank(work.gray, p.blank_std)
         dropout = blank
-        if self._previous is not None and self._previous.gray.shape != work.gray.shape:
+        if self._previous is not None and self._previous.frame_size != work.frame_size:
             self.reset()  # another camera or resolution: nothing compares any more
             dropout = True
         if self._previous_time is not None and not (0.0 <= time_s - self._previous_time <= p.max_gap_s):

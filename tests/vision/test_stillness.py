@@ -341,6 +341,7 @@ def test_plain_functions():
     small, scale = downscale(image, 240)
     assert small.shape == (180, 240, 3) and scale == pytest.approx(2.0)
     assert downscale(small, 320)[1] == 1.0  # never upscaled
+    assert downscale(image, 200)[0].shape == (180, 240, 3)  # a whole factor (2) to about the width asked
     gray = work_gray(small, 1.0)
     assert gray.dtype == np.float32 and not is_blank(gray) and is_blank(np.full((10, 10), 7.0, np.float32))
 
