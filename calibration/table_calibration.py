@@ -208,14 +208,15 @@ def _check_lens(lens: LensModel | None, image_size: tuple[int, int]) -> None:
 
 
 def _sheet_lens(
-    points_px: np.ndarray, points_mm: np.ndarray, image_size: tuple[int, int], hfov_deg: float
+    corners_px: np.ndarray, corners_mm: np.ndarray, image_size: tuple[int, int], hfov_deg: float
 ) -> LensModel | None:
-    """A k1-only lens estimated from the sheet's corners (raw pixels), or None when the data do not ask for one."""
-    camera = recover_camera(points_mm, points_px, image_size, None, hfov_deg)
-    estimate = estimate_k1(points_px, points_mm, camera.camera_matrix)
+    """A k1-only lens estimated from markers' corners ((n, 4, 2) raw pixels and mm), or None when the data do not
+    ask for one."""
+    camera = recover_camera(corners_mm.reshape(-1, 2), corners_px.reshape(-1, 2), image_size, None, hfov_deg)
+    estimate = estimate_k1(corners_px, corners_mm, camera.camera_matrix)
     if not estimate.significant:
         return None
-    rms_px = float(np.sqrt(estimate.rss_with / len(points_px)))
+    rms_px = float(np.sqrt(estimate.rss_with / corners_px.reshape(-1, 2).shape[0]))
     coeffs = np.array([estimate.k1, 0.0, 0.0, 0.0, 0.0])
     return LensModel(camera.camera_matrix, coeffs, tuple(image_size), rms_px, 0, "sheet")
 
@@ -235,8 +236,11 @@ def calibrate_from_detection(
     raw_px, points_mm = detection.points()
     points_px = undistort_points(raw_px, lens) if lens is not None else raw_px
     fit = fit_homography(points_px, points_mm)
-    if lens is None and sheet_distortion and len(points_px) >= 12:
-        lens = _sheet_lens(raw_px[fit.inliers], points_mm[fit.inliers], image_size, hfov_deg)
+    whole_markers = fit.inliers.reshape(-1, 4).all(axis=1)  # markers with no outlying corner
+    if lens is None and sheet_distortion and whole_markers.sum() >= 3:
+        corners_px = raw_px.reshape(-1, 4, 2)[whole_markers]
+        corners_mm = points_mm.reshape(-1, 4, 2)[whole_markers]
+        lens = _sheet_lens(corners_px, corners_mm, image_size, hfov_deg)
         if lens is not None:
             points_px = undistort_points(raw_px, lens)
             fit = fit_homography(points_px, points_mm)

@@ -55,6 +55,9 @@ def test_table_positions_within_half_a_millimetre(frames, name):
 def test_board_over_the_a3_sheet_hides_markers_but_not_the_calibration(frames):
     calibration = calibrate_from_sheet(frames["a3-game"].image)
     assert 4 <= len(calibration.report.marker_ids) < len(sheet_layout("a3").markers)
+    # The renderer's lens (k1 -0.04, k2 0.01) is seen in the sheet's corners and estimated without bias.
+    assert calibration.lens is not None and calibration.lens.source == "sheet"
+    assert -0.06 < calibration.lens.dist_coeffs[0] < -0.03
 
 
 def test_pawn_tops_map_to_their_footprints(frames):
