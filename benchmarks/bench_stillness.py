@@ -27,7 +27,7 @@ sys.path[:0] = [str(ROOT)]
 from vision.stillness import (  # noqa: E402
     StillnessParams,
     StillnessTracker,
-    camera_shift,
+    camera_motion,
     change_mask,
     downscale,
     fit_light,
@@ -89,7 +89,7 @@ def time_steps(size: tuple[int, int], repeats: int) -> dict[str, float]:
         "fit_light (x2 per update)": median_ms(lambda i: fit_light(gray[i % 4], gray[(i + 1) % 4])),
         "change_mask (x2 per update)": median_ms(lambda i: change_mask(residual, 10.0, 4.0)),
         "skin_mask": median_ms(lambda i: skin_mask(small[i % 4])),
-        "camera_shift (on settling only)": median_ms(lambda i: camera_shift(gray[i % 4], gray[(i + 1) % 4])),
+        "camera_motion (on settling only)": median_ms(lambda i: camera_motion(gray[i % 4], gray[(i + 1) % 4])),
     }
 
 
@@ -102,13 +102,18 @@ def main() -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} cores, load average {load:.1f}; OpenCV {cv2.__version__}, numpy {np.__version__}")
     print()
+    print("In brackets: the work width actually used (the frame width divided by a whole factor).")
+    print()
     print("ms per update (median) | " + " | ".join(f"work {w} px" for w in WORK_WIDTHS))
     print("---" + " | ---" * len(WORK_WIDTHS))
     results: dict = {"load_average": load, "updates_ms": {}, "steps_ms": {}}
     for size in SIZES:
         row = [time_updates(size, w, repeats) for w in WORK_WIDTHS]
-        results["updates_ms"][f"{size[0]}x{size[1]}"] = dict(zip(map(str, WORK_WIDTHS), row, strict=True))
-        print(f"{size[0]}x{size[1]} | " + " | ".join(f"{v:.1f}" for v in row))
+        used = [size[0] // max(1, round(size[0] / w)) for w in WORK_WIDTHS]
+        results["updates_ms"][f"{size[0]}x{size[1]}"] = {
+            str(w): {"ms": v, "work_width": u} for w, v, u in zip(WORK_WIDTHS, row, used, strict=True)
+        }
+        print(f"{size[0]}x{size[1]} | " + " | ".join(f"{v:.1f} [{u}]" for v, u in zip(row, used, strict=True)))
     print()
     steps = time_steps((1640, 1232), repeats)
     results["steps_ms"] = steps
