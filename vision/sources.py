@@ -364,8 +364,8 @@ class CameraSource(FrameSource):
 
     ``resolution`` asks the driver for a frame size (it may pick the nearest it has; the actual size is the
     first frame's). A failed read is retried ``read_retries`` times, ``retry_delay_s`` apart; then
-    :class:`CameraLost` is raised and ``reopen()`` may be tried. ``timeout_s`` bounds opening and each read
-    where the backend supports it (FFmpeg streams, V4L2).
+    :class:`CameraLost` is raised and ``reopen()`` may be tried. ``timeout_s`` bounds opening and each read of
+    a network stream (FFmpeg); a local camera is opened without it (V4L2 bounds its own reads).
     """
 
     live = True
@@ -378,26 +378,36 @@ class CameraSource(FrameSource):
         retry_delay_s: float = 0.1,
         timeout_s: float = 5.0,
     ) -> None:
-        super().__init__(f"camera {device}")
+        super().__init__(f"stream {device}" if isinstance(device, str) and "://" in device else f"camera {device}")
         self.device = device
         self.requested_resolution = resolution
         self.read_retries = max(1, int(read_retries))
         self.retry_delay_s = float(retry_delay_s)
         self.timeout_s = float(timeout_s)
+        self.is_stream = isinstance(device, str) and "://" in device
         self._capture: cv2.VideoCapture | None = None
         self._clock_zero = time.monotonic()
         self._open()
 
     def _open(self) -> None:
-        ms = int(self.timeout_s * 1000)
-        params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
         with _QuietOpenCV():
-            capture = cv2.VideoCapture(self.device, cv2.CAP_ANY, params)
+            if self.is_stream:
+                # FFmpeg honours open/read timeouts for streams; backends that do not know a parameter refuse
+                # to open with it (opencv/opencv#23573), so local cameras are opened without (V4L2 fails fast
+                # on a missing device and bounds its reads itself)
+                ms = int(self.timeout_s * 1000)
+                params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
+                capture = cv2.VideoCapture(self.device, cv2.CAP_ANY, params)
+                if not capture.isOpened():
+                    capture = cv2.VideoCapture(self.device)
+            else:
+                capture = cv2.VideoCapture(self.device)
         if not capture.isOpened():
             capture.release()
-            what = "a network stream" if isinstance(self.device, str) and "://" in self.device else "a camera"
+            if self.is_stream:
+                raise VisionError(f"cannot open {self.name}: check the address and that the camera is on the network")
             raise VisionError(
-                f"cannot open {self.name}: no such device or it is busy; check {what} is connected and not used "
+                f"cannot open {self.name}: no such device or it is busy; check a camera is connected and not used "
                 "by another program, try another index, or use --source picamera for the Raspberry Pi camera"
             )
         if self.requested_resolution is not None:

@@ -204,6 +204,10 @@ def test_camera_index_that_does_not_exist_fails_fast(capfd):
 def test_camera_device_path_and_stream_are_live_sources():
     with pytest.raises(VisionError, match="cannot open camera /dev/video98"):
         open_source("/dev/video98", timeout_s=1.0)
+    started = time.monotonic()
+    with pytest.raises(VisionError, match="cannot open stream rtsp://127.0.0.1:9/table: check the address") as info:
+        open_source("rtsp://127.0.0.1:9/table", timeout_s=1.0)  # nothing listens on the discard port
+    assert time.monotonic() - started < 10.0 and "\n" not in str(info.value)
     assert CameraSource.live and PiCameraSource.live and not VideoFileSource.live
 
 
