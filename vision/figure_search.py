@@ -1,0 +1,336 @@
+"""The figure detector behind :func:`vision.figures.detect_figures`: blobs -> fitted models -> pieces.
+
+For every blob of foreground (:mod:`vision.figure_segmentation`):
+
+1. each candidate model (pyramids of three sizes upright and flat, a die, a pawn) is placed on the blob's
+   table-plane outline (coarse overlap fit, :func:`vision.figure_fit.coarse_pose`);
+2. the best few are polished and fitted to the raw frame's edges (:func:`vision.figure_fit.refine_pose`); the
+   model whose outline the edges support best wins -- sizes are told apart by calibrated geometry;
+3. a blob no single model explains (two pieces touching) is cut at its notches or by colour and each part
+   is explained on its own;
+4. the winner's colour is read (pyramid plastic, pawn/die suit; a die's top face) and the piece reported, or
+   reported uncertain with the reason (poorly supported outline, a hand or the frame edge next to it, an
+   ambiguous size, colour or face).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.table_calibration import Calibration
+from rules.pieces import COIN_MM, TILE_MM, Kind, PyramidPose
+from vision.figure_fit import CoarseFit, EdgeFit, coarse_pose, polish_pose, refine_pose
+from vision.figure_models import FigureModel, die_model, pawn_model, silhouette_mm
+from vision.figure_segmentation import Blob, TableView, find_blobs, foreground, sheet_in_view, split_blob, table_view
+from vision.pawns_dice import body_colour, classify_suit, die_top_crop, read_die_face, suit_references
+from vision.pieces import DetectedPiece
+from vision.pyramids import PYRAMID_MODELS, classify_pyramid_color, model_size_pose
+
+__all__ = ["find_figures", "FigureSearch"]
+
+_MIN_SUPPORT = 0.5  # share of the outline that must sit on edges for a confident piece
+_SPLIT_IOU = 0.68  # below this overlap no single model explains a blob: try cutting it
+_OBSTRUCTION_MM2 = 3000.0  # a blob bigger than any group of figures: a hand, an arm, a box
+_NEAR_MM = 2.5
+
+
+@dataclass
+class _Candidate:
+    model: FigureModel
+    kind: str  # "pyramid", "die", "pawn"
+    coarse: CoarseFit
+    fit: EdgeFit | None = None
+    base_h: float = 0.0
+
+    @property
+    def score(self) -> float:
+        if self.fit is None:
+            return -1.0
+        return self.fit.support - 0.15 * min(self.fit.rms_px, 2.0) + 0.3 * self.coarse.iou
+
+
+@dataclass
+class FigureSearch:
+    """Everything one frame's search needs (kept together so the helpers stay small)."""
+
+    image: np.ndarray
+    smooth: np.ndarray  # float32 BGR, lightly smoothed: the edge fit's input
+    calibration: Calibration
+    camera_mm: np.ndarray | None
+    view: TableView
+    profile: Any
+    kinds: tuple[str, ...]
+    occupied: list[tuple[np.ndarray, float]]
+    obstructions: list[np.ndarray]  # hulls (mm) of big non-piece regions
+    pyramid_colors: tuple[str, ...] | None
+
+    def background_at(self, pixels: np.ndarray) -> np.ndarray:
+        """The table's colour (without pieces) seen at frame pixels, from the view's background estimate."""
+        mm = self.calibration.pixel_to_table(np.asarray(pixels, np.float64).reshape(-1, 2))
+        q = self.view.to_px(mm).astype(np.float32)
+        return cv2.remap(self.view.background, q[:, 0:1], q[:, 1:2], cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3)
+
+
+def _occupied_list(occupied_mm: Sequence[Any] | None, profile: Any) -> list[tuple[np.ndarray, float]]:
+    """(polygon mm, top height mm) of each tile/coin footprint handed in."""
+    out = []
+    for item in occupied_mm or ():
+        if isinstance(item, DetectedPiece):
+            if item.kind is Kind.TILE:
+                side, thick = TILE_MM, float(getattr(profile, "tile_thickness_mm", 0) or 3.0)
+                half = side / 2
+                local = np.array([(-half, -half), (half, -half), (half, half), (-half, half)])
+            elif item.kind is Kind.COIN:
+                thick = float(getattr(profile, "coin_thickness_mm", 0) or 3.2)
+                a = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+                local = np.column_stack([np.cos(a), np.sin(a)]) * COIN_MM / 2
+            else:
+                continue
+            t = math.radians(item.angle_deg)
+            rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+            out.append((local @ rot.T + (item.x_mm, item.y_mm), float(item.height_mm) + thick))
+        else:
+            poly, top = item
+            out.append((np.asarray(poly, np.float64).reshape(-1, 2), float(top)))
+    return out
+
+
+def _support_height(search: FigureSearch, x: float, y: float) -> float:
+    """Height of the highest handed-in tile/coin top under a point (0: the table)."""
+    best = 0.0
+    for poly, top in search.occupied:
+        if cv2.pointPolygonTest(poly.astype(np.float32).reshape(-1, 1, 2), (float(x), float(y)), False) >= 0:
+            best = max(best, top)
+    return best
+
+
+def _mask_occupied(view: TableView, occupied: list[tuple[np.ndarray, float]]) -> None:
+    """Inside a tile or coin, a figure is what differs from that piece's own (median) colour; its printed
+    marks and its rim are not figures (the rim is also displaced by the piece's height)."""
+    if not occupied:
+        return
+    p = view.px_per_mm
+    for poly, _top in sorted(occupied, key=lambda o: o[1]):
+        full = np.zeros(view.mask.shape, np.uint8)
+        cv2.fillPoly(full, [np.round(view.to_px(poly) * 16).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
+        inner = cv2.erode(full, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(4 * p) | 1, int(4 * p) | 1)))
+        if not inner.any():
+            view.mask[full.astype(bool)] = False
+            continue
+        pixels = view.image[inner.astype(bool)].astype(np.float32)
+        median = np.median(pixels, axis=0)
+        diff = np.linalg.norm(view.image.astype(np.float32) - median, axis=2)
+        strong = diff > 90.0  # well away from the piece's colour and its printed ink: a figure standing on it
+        ring = full.astype(bool) & ~inner.astype(bool)
+        view.mask[ring] = False
+        view.mask[inner.astype(bool)] = strong[inner.astype(bool)]
+
+
+def find_figures(
+    image_bgr: np.ndarray,
+    calibration: Calibration,
+    profile: Any = None,
+    *,
+    kinds: Sequence[str] = ("pawn", "die", "pyramid"),
+    rectified: Any = None,
+    occupied_mm: Sequence[Any] | None = None,
+) -> list[DetectedPiece]:
+    """See :func:`vision.figures.detect_figures`."""
+    image = np.asarray(image_bgr)
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError("detect_figures needs a BGR uint8 image (H x W x 3)")
+    kinds = tuple(k.value if isinstance(k, Kind) else str(k) for k in kinds)
+    unknown = set(kinds) - {"pawn", "die", "pyramid"}
+    if unknown:
+        raise ValueError(f"unknown figure kind(s) {', '.join(sorted(unknown))}: use pawn, die or pyramid")
+    calibration.check_frame((image.shape[1], image.shape[0]))
+    view = table_view(image, calibration, rectified)
+    foreground(view, sheet=sheet_in_view(view, calibration))
+    occupied = _occupied_list(occupied_mm, profile)
+    _mask_occupied(view, occupied)
+    blobs = find_blobs(view, max_area_mm2=1e9)
+    obstructions = [b.hull_mm for b in blobs if b.area_mm2 > _OBSTRUCTION_MM2]
+    colours = getattr(profile, "pyramid_colors", None) if profile is not None else None
+    search = FigureSearch(
+        image=image,
+        smooth=cv2.GaussianBlur(image.astype(np.float32), (0, 0), 0.6),
+        calibration=calibration,
+        camera_mm=calibration.camera_position_mm(),
+        view=view,
+        profile=profile,
+        kinds=kinds,
+        occupied=occupied,
+        obstructions=obstructions,
+        pyramid_colors=tuple(colours) if colours else None,
+    )
+    pieces: list[DetectedPiece] = []
+    for blob in blobs:
+        if blob.area_mm2 > _OBSTRUCTION_MM2:
+            pieces.extend(_hidden_under(search, blob))
+            continue
+        pieces.extend(_explain(search, blob, depth=0))
+    return pieces
+
+
+# ----------------------------------------------------------------------------------------------------- models
+def _models(search: FigureSearch) -> list[tuple[str, FigureModel]]:
+    out: list[tuple[str, FigureModel]] = []
+    if "pyramid" in search.kinds:
+        out += [("pyramid", m) for m in PYRAMID_MODELS.values()]
+    if "die" in search.kinds:
+        out.append(("die", die_model()))
+    if "pawn" in search.kinds:
+        prof = search.profile
+        out.append(("pawn", pawn_model(height_mm=getattr(prof, "pawn_height_mm", None) if prof else None,
+                                       base_mm=getattr(prof, "pawn_base_mm", None) if prof else None)))
+    return out
+
+
+def _fit_candidates(search: FigureSearch, blob: Blob, top: int = 3) -> list[_Candidate]:
+    cands = []
+    for kind, model in _models(search):
+        base_h = 0.0
+        if kind in ("die", "pawn") and search.occupied:
+            c = blob.hull_mm.mean(axis=0)
+            base_h = _support_height(search, c[0], c[1])
+        coarse = coarse_pose(blob.hull_mm, model, search.camera_mm, base_h)
+        cands.append(_Candidate(model, kind, coarse, base_h=base_h))
+    cands.sort(key=lambda c: -c.coarse.iou)
+    best_iou = cands[0].coarse.iou if cands else 0.0
+    chosen = [c for c in cands[:top] if c.coarse.iou >= best_iou - 0.15]
+    for cand in chosen:
+        cand.coarse = polish_pose(blob.hull_mm, cand.model, search.camera_mm, cand.coarse, cand.base_h)
+        cand.fit = refine_pose(search.smooth, search.calibration, cand.model, cand.coarse.pose, cand.base_h,
+                               fixed_angle=cand.kind == "pawn", background=search.background_at)
+    chosen.sort(key=lambda c: -c.score)
+    return chosen
+
+
+def _explain(search: FigureSearch, blob: Blob, depth: int) -> list[DetectedPiece]:
+    cands = _fit_candidates(search, blob)
+    if not cands:
+        return []
+    best = cands[0]
+    good = best.fit is not None and best.fit.support >= _MIN_SUPPORT and best.coarse.iou >= _SPLIT_IOU
+    if not good and depth < 2:
+        parts = split_blob(search.view, blob)
+        if len(parts) > 1:
+            out = []
+            for part in parts:
+                out.extend(_explain(search, part, depth + 1))
+            if out:
+                return out
+    if best.coarse.iou < 0.45:
+        return []  # nothing like a figure (a scrap of shadow, a printed mark)
+    return [_report(search, blob, best, cands[1:])]
+
+
+# ----------------------------------------------------------------------------------------------------- reporting
+def _near_obstruction(search: FigureSearch, outline_mm: np.ndarray) -> bool:
+    for hull in search.obstructions:
+        poly = hull.astype(np.float32).reshape(-1, 1, 2)
+        for p in outline_mm:
+            if cv2.pointPolygonTest(poly, (float(p[0]), float(p[1])), True) > -_NEAR_MM:
+                return True
+    return False
+
+
+def _inside_pixels(image: np.ndarray, outline_px: np.ndarray, shrink: float = 0.6) -> np.ndarray:
+    centre = outline_px.mean(axis=0)
+    inner = centre + (outline_px - centre) * shrink
+    x0, y0 = np.floor(inner.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(inner.max(axis=0)).astype(int) + 1
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 <= x0 or y1 <= y0:
+        return np.zeros((0, 3), np.float32)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round((inner - (x0, y0)) * 16).astype(np.int32).reshape(-1, 1, 2), 1, cv2.LINE_8, 4)
+    return image[y0:y1, x0:x1][mask.astype(bool)].astype(np.float32)
+
+
+def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Candidate]) -> DetectedPiece:
+    fit = best.fit
+    assert fit is not None
+    x, y, angle = fit.pose
+    reasons = []
+    outline_mm = silhouette_mm(best.model, fit.pose, search.camera_mm, best.base_h)
+    if blob.touches_edge:
+        reasons.append("partly outside the picture")
+    if _near_obstruction(search, outline_mm):
+        reasons.append("partly hidden by a hand or another object")
+    if fit.support < _MIN_SUPPORT:
+        reasons.append("outline unclear (partly hidden?)")
+    confidence = float(np.clip(fit.support, 0.0, 1.0))
+    fields: dict[str, Any] = {}
+    if best.kind == "pyramid":
+        size, pose = model_size_pose(best.model)
+        rival = next((c for c in others if c.kind == "pyramid" and c.fit is not None
+                      and model_size_pose(c.model) != (size, pose)), None)
+        if rival is not None and rival.score > best.score - 0.05:
+            r_size, r_pose = model_size_pose(rival.model)
+            what = "size" if r_pose == pose else "pose" if r_size == size else "size and pose"
+            reasons.append(f"{what} unclear: {size.value} {pose.value} or {r_size.value} {r_pose.value}")
+        seen = _inside_pixels(search.image, fit.outline_px)
+        if len(seen):
+            background = np.median(search.background_at(fit.outline_px), axis=0)
+            vote = classify_pyramid_color(np.median(seen, axis=0), background, search.pyramid_colors)
+            fields["color"] = vote.color
+            if vote.ambiguous:
+                reasons.append(vote.reason or "colour unclear")
+        else:
+            reasons.append("colour unreadable")
+        fields.update(size=size, pose=pose)
+        if pose is PyramidPose.FLAT:
+            fields["apex_deg"] = angle % 360.0
+        else:
+            angle = angle % 90.0
+        kind = Kind.PYRAMID
+    else:
+        kind = Kind.PAWN if best.kind == "pawn" else Kind.DIE
+        refs = suit_references(search.profile)
+        if kind is Kind.DIE:
+            crop = die_top_crop(search.image, search.calibration, fit.pose, best.base_h + _die_side(best.model))
+            vote = classify_suit(body_colour(crop), refs)
+            face = read_die_face(crop, search.profile)
+            fields["rank"] = face.rank
+            if face.ambiguous or face.rank is None:
+                reasons.append(face.reason or "die face unclear")
+            angle = angle % 90.0
+        else:
+            seen = _inside_pixels(search.image, fit.outline_px, 0.5)
+            vote = classify_suit(np.median(seen, axis=0) if len(seen) else np.zeros(3), refs)
+            angle = 0.0
+        fields["suit"] = vote.suit
+        if vote.ambiguous:
+            reasons.append(vote.reason or "colour unclear")
+    uncertain = bool(reasons)
+    return DetectedPiece(
+        kind=kind,
+        x_mm=float(x),
+        y_mm=float(y),
+        angle_deg=float(angle),
+        confidence=confidence if not uncertain else min(confidence, 0.5),
+        uncertain=uncertain,
+        reason="; ".join(reasons) if reasons else None,
+        outline_px=fit.outline_px,
+        height_mm=float(best.base_h),
+        **fields,
+    )
+
+
+def _die_side(model: FigureModel) -> float:
+    return float(model.points[:, 2].max())
+
+
+def _hidden_under(search: FigureSearch, blob: Blob) -> list[DetectedPiece]:
+    """Pieces partly under a big region (a hand): nothing can be judged there; report nothing for now."""
+    return []
+

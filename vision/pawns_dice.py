@@ -1,0 +1,236 @@
+"""Pawns and dice: their suit (the plastic's colour) and a die's top face.
+
+Both are opaque and coloured in their suit's colour, so the suit is the nearest reference colour in
+log-chromaticity (overall brightness removed: the lamp and exposure cancel) -- black Moons are the colourless
+one. References come from the piece-set profile (``suit_colors``, learned in teach) or the default edition's.
+
+A die's top face is read from a canonical top-down crop (the face's square at its height, resampled from the
+raw frame through the calibration, so parallax and perspective are gone): the ink is whatever is much lighter
+than the die's body (Otsu on lightness); no ink is the null; otherwise the crop is matched against templates
+of the numerals in all four turns (a die can lie any way round). Templates come from the profile
+(``die_templates``: rank -> a grey crop of a top face, learned in teach) or are drawn from the default
+edition's font (DejaVu Sans Bold, "A" for the ace; OpenCV's Hershey font when that font is not installed).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.table_calibration import Calibration
+from rules.pieces import DIE_MM, SUITS, Suit
+from vision.figure_models import rotation
+
+__all__ = [
+    "DEFAULT_SUIT_BGR",
+    "SuitVote",
+    "FaceVote",
+    "classify_suit",
+    "suit_references",
+    "die_top_crop",
+    "read_die_face",
+    "numeral_templates",
+]
+
+#: Suit colours of the default edition's pawns and dice (BGR): red Suns, black Moons, green Crowns, blue Arms.
+DEFAULT_SUIT_BGR: dict[Suit, tuple[int, int, int]] = {
+    Suit.SUNS: (40, 40, 200),
+    Suit.MOONS: (35, 30, 30),
+    Suit.CROWNS: (60, 140, 30),
+    Suit.ARMS: (170, 90, 20),
+}
+_FONT_PATHS = (
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans-Bold.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans-Bold.ttf",
+)
+_CROP_PX = 40  # canonical die-face crop (px across the whole face)
+_INK_HEIGHT = 0.55  # numeral height as a share of the face (the default edition's)
+
+
+@dataclass(frozen=True)
+class SuitVote:
+    suit: Suit
+    second: Suit | None
+    margin: float
+    ambiguous: bool
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class FaceVote:
+    rank: int | None
+    score: float  # correlation of the best template (1 for a clear null)
+    margin: float
+    ambiguous: bool
+    reason: str | None = None
+
+
+def suit_references(profile: Any = None) -> dict[Suit, tuple[float, float, float]]:
+    """Suit -> BGR of the pawns/dice: the profile's ``suit_colors`` (keys suits or suit names) or the
+    default edition's."""
+    colours = getattr(profile, "suit_colors", None) if profile is not None else None
+    if not colours:
+        return {s: tuple(float(v) for v in c) for s, c in DEFAULT_SUIT_BGR.items()}
+    out = {}
+    for key, value in dict(colours).items():
+        suit = key if isinstance(key, Suit) else Suit.parse(str(key))
+        out[suit] = tuple(float(v) for v in value)
+    return out
+
+
+def _log_chroma(bgr: np.ndarray) -> np.ndarray:
+    lt = np.log(np.maximum(np.asarray(bgr, np.float64), 4.0))
+    return lt - lt.mean()
+
+
+def classify_suit(seen_bgr: np.ndarray, references: dict[Suit, tuple[float, float, float]],
+                  min_margin: float = 0.15) -> SuitVote:
+    """The suit whose colour is nearest to ``seen_bgr`` (log-chromaticity; see the module docstring)."""
+    feat = _log_chroma(seen_bgr)
+    scores = sorted(((float(np.linalg.norm(feat - _log_chroma(ref))), suit) for suit, ref in references.items()),
+                    key=lambda kv: kv[0])
+    d1, best = scores[0]
+    d2, second = scores[1] if len(scores) > 1 else (math.inf, None)
+    margin = d2 - d1
+    ambiguous = margin < min_margin
+    reason = f"colour unclear: {best.value} or {second.value}" if ambiguous and second is not None else None
+    return SuitVote(best, second, float(margin), ambiguous, reason)
+
+
+# ----------------------------------------------------------------------------------------------------- die faces
+def die_top_crop(image: np.ndarray, calibration: Calibration, pose, top_h_mm: float, side_mm: float = DIE_MM,
+                 size_px: int = _CROP_PX) -> np.ndarray:
+    """The die's top face seen straight from above: a ``size_px`` square BGR crop, its rows running along the
+    die's local +v (the crop's top edge is the die's -v side at its fitted angle)."""
+    half = side_mm / 2
+    coords = (np.arange(size_px) + 0.5) / size_px * side_mm - half
+    uu, vv = np.meshgrid(coords, coords)
+    local = np.column_stack([uu.ravel(), vv.ravel()])
+    xy = local @ rotation(pose[2]).T + (pose[0], pose[1])
+    px = calibration.table_to_pixel(xy, np.full(len(xy), top_h_mm)).reshape(size_px, size_px, 2).astype(np.float32)
+    return cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+@lru_cache(maxsize=4)
+def numeral_templates(size_px: int = _CROP_PX) -> dict[int, np.ndarray]:
+    """Ink masks (float32 0..1, ``size_px`` square) of the default edition's die faces: "A" and 2..5 in bold
+    sans, ``_INK_HEIGHT`` of the face tall and centred."""
+    out = {}
+    height = size_px * _INK_HEIGHT
+    for rank in range(1, 6):
+        text = "A" if rank == 1 else str(rank)
+        mask = _text_mask(text, height)
+        canvas = np.zeros((size_px, size_px), np.float32)
+        h, w = mask.shape
+        y0 = int(round((size_px - h) / 2))
+        x0 = int(round((size_px - w) / 2))
+        ys, xs = max(y0, 0), max(x0, 0)
+        canvas[ys : ys + min(h, size_px), xs : xs + min(w, size_px)] = mask[: size_px - ys, : size_px - xs][
+            : min(h, size_px), : min(w, size_px)]
+        out[rank] = canvas
+    return out
+
+
+def _text_mask(text: str, height_px: float) -> np.ndarray:
+    """Coverage of ``text`` cropped to its ink and scaled to ``height_px`` tall."""
+    font_path = next((p for p in _FONT_PATHS if os.path.exists(p)), None)
+    if font_path is not None:
+        from PIL import Image, ImageDraw, ImageFont
+
+        font = ImageFont.truetype(font_path, 200)
+        img = Image.new("L", (400, 300), 0)
+        ImageDraw.Draw(img).text((50, 20), text, fill=255, font=font)
+        arr = np.asarray(img, np.float32) / 255.0
+    else:  # no TrueType font: OpenCV's own vector font
+        arr = np.zeros((300, 400), np.uint8)
+        cv2.putText(arr, text, (50, 250), cv2.FONT_HERSHEY_DUPLEX, 7.0, 255, 24, cv2.LINE_AA)
+        arr = arr.astype(np.float32) / 255.0
+    ys, xs = np.nonzero(arr > 0.5)
+    arr = arr[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    scale = height_px / arr.shape[0]
+    w = max(1, int(round(arr.shape[1] * scale)))
+    return cv2.resize(arr, (w, max(1, int(round(height_px)))), interpolation=cv2.INTER_AREA)
+
+
+def _profile_templates(profile: Any, size_px: int) -> dict[int, np.ndarray] | None:
+    crops = getattr(profile, "die_templates", None) if profile is not None else None
+    if not crops:
+        return None
+    out = {}
+    for rank, crop in dict(crops).items():
+        crop = np.asarray(crop)
+        ink = _ink_mask(crop)
+        if ink is not None:
+            out[int(rank)] = cv2.resize(ink, (size_px, size_px), interpolation=cv2.INTER_AREA)
+    return out or None
+
+
+def _ink_mask(crop: np.ndarray) -> np.ndarray | None:
+    """Soft ink mask (0..1) of a face crop: how much lighter than the body each pixel is."""
+    gray = crop if crop.ndim == 2 else crop.min(axis=2)  # white ink is light in every channel
+    gray = gray.astype(np.float32)
+    # keep off the face's rim (rounded corners, the edges' highlights)
+    n = gray.shape[0]
+    rim = max(1, int(round(n * 0.08)))
+    inner = gray[rim:-rim, rim:-rim]
+    body = float(np.percentile(inner, 30))
+    top = float(np.percentile(inner, 99))
+    out = np.zeros_like(gray)
+    if top - body < 25.0:
+        return out  # nothing much lighter than the body: blank
+    out[rim:-rim, rim:-rim] = np.clip((inner - body) / (top - body), 0.0, 1.0)
+    return out
+
+
+def body_colour(crop: np.ndarray) -> np.ndarray:
+    """The die body's colour in a face crop: the median of its darker (non-ink) inner pixels."""
+    n = crop.shape[0]
+    rim = max(1, int(round(n * 0.12)))
+    inner = crop[rim:-rim, rim:-rim].reshape(-1, 3).astype(np.float32)
+    light = inner.min(axis=1)
+    keep = light <= np.percentile(light, 60)
+    return np.median(inner[keep], axis=0)
+
+
+def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02,
+                  min_margin: float = 0.08) -> FaceVote:
+    """The rank on a die's top face from :func:`die_top_crop`'s crop (see the module docstring)."""
+    size = crop.shape[0]
+    ink = _ink_mask(crop)
+    templates = _profile_templates(profile, size) or numeral_templates(size)
+    coverage = float((ink > 0.5).mean())
+    if coverage < blank_ink:
+        if 0 in templates:  # a profile's null may carry a mark (a dot, a ring): match it like the others
+            pass
+        else:
+            return FaceVote(0, 1.0, 1.0, False)
+    scores = {}
+    for rank, tmpl in templates.items():
+        best = -1.0
+        for k in range(4):
+            t = np.rot90(tmpl, k)
+            # a little slack in position: the fitted face can be off by a fraction of a millimetre
+            res = cv2.matchTemplate(cv2.copyMakeBorder(ink, 3, 3, 3, 3, cv2.BORDER_CONSTANT, value=0), t,
+                                    cv2.TM_CCOEFF_NORMED)
+            best = max(best, float(res.max()))
+        scores[rank] = best
+    if 0 not in templates:
+        scores[0] = 1.0 - 10 * coverage  # how blank it is
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    (r1, s1), (r2, s2) = ranked[0], ranked[1]
+    margin = s1 - s2
+    if s1 < 0.45:
+        return FaceVote(None, s1, margin, True, "die face unreadable")
+    ambiguous = margin < min_margin
+    reason = f"die face unclear: {r1} or {r2}" if ambiguous else None
+    return FaceVote(r1, s1, margin, ambiguous, reason)
+
+
+SUIT_ORDER = SUITS
