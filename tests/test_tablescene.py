@@ -250,3 +250,48 @@ def test_a_slide_sequence_has_still_segments_and_moves_the_tile(tmp_path):
     frames, fps = read_video(video)
     assert len(frames) == 10 and fps == pytest.approx(4.0)
     assert all(np.abs(f.astype(int) - im.astype(int)).mean() < 12 for f, im in zip(frames, images, strict=True))
+
+
+def test_committed_fixture_matches_its_generator_and_its_truth(tmp_path):
+    """fixtures/scenes/easy_slider.*: the generator reproduces the committed truth, and in the committed JPEG
+    every tile's face is where the truth says (the blank upper-right quarter of a default face is white)."""
+    import json
+    from pathlib import Path
+
+    import make_fixtures
+
+    root = Path(__file__).resolve().parent.parent / "fixtures" / "scenes"
+    committed = json.loads((root / "easy_slider.json").read_text())
+    scene, _ = make_fixtures.easy_slider_scene()
+    fresh = render(scene, make_fixtures.EASY_CAMERA, seed=1, quality="draft").to_json()
+    assert committed["camera"] == fresh["camera"] and committed["homography"] == fresh["homography"]
+    for old, new in zip(committed["pieces"], fresh["pieces"], strict=True):
+        for key in ("kind", "suit", "rank", "side", "x_mm", "y_mm", "angle_deg", "center_px", "top_center_px"):
+            assert old.get(key) == new.get(key), key
+    image = cv2.imread(str(root / "easy_slider.jpg"))
+    assert image.shape == (1232, 1640, 3)
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    tiles = [t for t in committed["pieces"] if t["kind"] == "tile"]
+    assert len(tiles) == 24
+    for t in tiles:
+        centre = np.array(t["top_center_px"])
+        corner = np.array(t["top_polygon_px"][1])  # the top-right corner of the face
+        x, y = np.round(centre + 0.3 * (corner - centre)).astype(int)
+        assert hsv[y, x, 2] > 150 and hsv[y, x, 1] < 60, (t["suit"], t["rank"], hsv[y, x])
+    # a result saved and loaded back is the same truth
+    result = render(tiles_on_felt(), small_camera(), seed=1, quality="draft")
+    image_path, json_path = result.save(tmp_path / "frame.png")
+    assert json.loads(json_path.read_text()) == json.loads(json.dumps(result.to_json()))
+    assert np.array_equal(cv2.imread(str(image_path)), result.image)
+
+
+def test_easy_slider_layout_takes_a_rules_state():
+    from rules.easy_slider import State
+
+    board = easy_slider_board(rng=9)
+    state = State.from_layout(board, "MSAC", [2, 4, 5, 1, 3])
+    pieces = easy_slider_layout(state, nudge_mm=0.0, turn_deg=0.0)
+    tiles = [p for p in pieces if p.kind == "tile"]
+    assert [(t.suit, t.rank) for t in tiles] == [c for row in board for c in row if c is not None]
+    assert [p.suit.value for p in pieces if p.kind == "pawn"] == ["moons", "suns", "arms", "crowns"]
+    assert [p.rank for p in pieces if p.kind == "coin"] == [2, 4, 5, 1, 3]

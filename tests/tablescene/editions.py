@@ -82,8 +82,8 @@ DEFAULT_EDITION = Edition(
     coin_value_ink="suit",
     coin_edge=(140, 172, 200),
     coin_thickness_mm=3.2,
-    gloss=0.45,
-    shininess=80.0,
+    gloss=0.5,
+    shininess=250.0,
 )
 
 CLASSIC_EDITION = Edition(
@@ -167,7 +167,7 @@ BOLD_EDITION = Edition(
     coin_edge=(200, 200, 200),
     coin_thickness_mm=3.0,
     gloss=0.6,
-    shininess=120.0,
+    shininess=400.0,
 )
 
 EDITIONS: dict[str, Edition] = {e.name: e for e in (DEFAULT_EDITION, CLASSIC_EDITION, HANDMADE_EDITION, BOLD_EDITION)}

@@ -38,6 +38,8 @@ class Face:
     cull: bool = True  # skip when facing away from the camera
     big: bool = False  # lit per pixel (large flat faces) instead of at its centroid
     edge_tint: float = 0.0  # translucent faces: darker, more saturated rim near edges
+    sort_point: np.ndarray | None = None  # translucent faces: depth-sort by this point (a pip by its face's)
+    layer: int = 0  # translucent faces with the same sort point: drawn in increasing layer
 
 
 @dataclass(eq=False)
@@ -389,11 +391,30 @@ def _pyramid(index, piece: PyramidPiece, base_h: float) -> Solid:
     opaque = piece.color == "black"  # the black Rainbow pyramid is (nearly) opaque
     alpha = 1.0 if opaque else 0.55
     faces = []
+    pips = piece.size.points
+    pip_color = (70.0, 70.0, 70.0) if opaque else tuple(0.35 * c for c in color)
     for idx in face_idx:
         verts = world[idx]
         out = verts.mean(axis=0) - centroid
-        faces.append(Face(verts, _normal(verts, out), color, alpha=alpha, gloss=0.9, shininess=120.0, cull=opaque,
-                          big=True, edge_tint=0.6))
+        normal = _normal(verts, out)
+        face = Face(verts, normal, color, alpha=alpha, gloss=0.9, shininess=120.0, cull=opaque, big=True,
+                    edge_tint=0.6)
+        faces.append(face)
+        if len(idx) == 3:  # a side: its pips (1, 2 or 3 dots in a row near the base), slightly proud of it
+            b0, b1, apex = verts
+            along = (b1 - b0) / np.linalg.norm(b1 - b0)
+            mid = (b0 + b1) / 2
+            up = apex - mid
+            up_len = np.linalg.norm(up)
+            up /= up_len
+            radius = 0.06 * piece.size.base_mm
+            spacing = 0.2 * piece.size.base_mm
+            for k in range(pips):
+                centre = mid + (k - (pips - 1) / 2) * spacing * along + 0.16 * up_len * up + 0.06 * normal
+                ring = np.array([centre + radius * (math.cos(a) * along + math.sin(a) * up)
+                                 for a in np.linspace(0, 2 * math.pi, 10, endpoint=False)])
+                faces.append(Face(ring, normal, pip_color, alpha=1.0 if opaque else 0.85, gloss=0.3, shininess=30.0,
+                                  cull=True, big=False, sort_point=verts.mean(axis=0), layer=1))
     footprint = _convex_hull(world[:, :2])
     tint = tuple(0.0 if opaque else 0.85 * c / 255.0 for c in color)
     extra = {}

@@ -393,7 +393,7 @@ def _draw_translucent(canvas: Canvas, face: Face, solid: Solid, light: LightMode
     lit = mult[sel]
     # transmitted light is filtered by the plastic's colour; light scattered inside it shows the face's shading
     out = below * ((1 - alpha) + alpha * filt) * 0.93
-    out += alpha * color * (0.06 + 0.6 * np.clip(lit - light.lighting.ambient * 0.8, 0, None))
+    out += alpha * color * (0.15 + 0.6 * np.clip(lit - light.lighting.ambient * 0.8, 0, None))
     out += spec[sel] + 255.0 * 0.5 * fresnel * light.lighting.ambient
     region[sel] = out
     canvas.ids[y0:y1, x0:x1][sel] = solid.index
@@ -426,6 +426,27 @@ def _radius2(w: int, h: int) -> np.ndarray:
     return r2
 
 
+@lru_cache(maxsize=8)
+def _radial_maps(w: int, h: int, corner_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """remap maps that sample a channel ``corner_px`` further out (> 0) at the corners: its image shrinks
+    (< 0: it grows), in proportion to the distance from the centre (lateral chromatic aberration)."""
+    cx, cy = (w - 1) / 2.0, (h - 1) / 2.0
+    scale = 1.0 + corner_px / np.hypot(cx, cy)
+    xs = (np.arange(w, dtype=np.float32) - cx) * scale + cx
+    ys = (np.arange(h, dtype=np.float32) - cy) * scale + cy
+    return (np.broadcast_to(xs[None, :], (h, w)).astype(np.float32),
+            np.broadcast_to(ys[:, None], (h, w)).astype(np.float32))
+
+
+def _shake_kernel(shake: tuple[float, float]) -> np.ndarray:
+    length = int(math.ceil(math.hypot(*shake)))
+    kernel = np.zeros((2 * length + 1, 2 * length + 1), np.float32)
+    c = length
+    cv2.line(kernel, (int(round(c - shake[0] / 2)), int(round(c - shake[1] / 2))),
+             (int(round(c + shake[0] / 2)), int(round(c + shake[1] / 2))), 1.0, 1, cv2.LINE_AA)
+    return kernel / kernel.sum()
+
+
 def _camera_effects(img: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
     """What the camera does to the light: uneven light, vignetting, exposure and white balance, lens blur,
     a soft highlight shoulder, sensor noise (shot + read, partly chroma), sharpening and JPEG."""
@@ -439,6 +460,15 @@ def _camera_effects(img: np.ndarray, scene: Scene, rng: np.random.Generator) -> 
     gain *= np.float32(lt.exposure)
     wb = np.asarray(lt.white_balance, np.float32)
     img = cv2.multiply(img, cv2.merge([gain * wb[0], gain * wb[1], gain * wb[2]]))
+    if lt.chromatic_px > 0.05:
+        b, g, r = cv2.split(img)
+        r = cv2.remap(r, *_radial_maps(w, h, -lt.chromatic_px), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        b = cv2.remap(b, *_radial_maps(w, h, lt.chromatic_px * 0.6), cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_REPLICATE)
+        img = cv2.merge([b, g, r])
+    if math.hypot(*lt.shake_px) >= 0.5:
+        img = cv2.filter2D(img, -1, _shake_kernel(tuple(float(v) for v in lt.shake_px)),
+                           borderType=cv2.BORDER_REPLICATE)
     if lt.blur_px > 0.05:
         img = cv2.GaussianBlur(img, (0, 0), lt.blur_px)
     # tone curve: linear to a knee, then a soft shoulder (x / (1 + x)) instead of hard clipping
@@ -512,17 +542,18 @@ def render(scene: Scene, camera: CameraSpec | Camera, seed: int = 0, quality: st
     canvas.color[:] = cv2.resize(table, (canvas.w, canvas.h), interpolation=cv2.INTER_LINEAR) if s > 1 else table
     del table_canvas, table
     timings["table"] = perf_counter() - start
-    translucent: list[tuple[float, Face, Solid]] = []
+    translucent: list[tuple[float, int, Face, Solid]] = []
     eye = cam.centre_mm
     for solid in solids:
         _draw_solid(canvas, solid, light)
         for face in solid.faces:
             if face.alpha < 1.0:
-                translucent.append((float(np.linalg.norm(face.verts.mean(axis=0) - eye)), face, solid))
+                point = face.sort_point if face.sort_point is not None else face.verts.mean(axis=0)
+                translucent.append((float(np.linalg.norm(point - eye)), face.layer, face, solid))
     timings["pieces"] = perf_counter() - start
     draw_hands(canvas, scene.hands, lamp, lt.ambient, lt.direct, lt.glare, s, rng)
     timings["hands"] = perf_counter() - start
-    for _, face, solid in sorted(translucent, key=lambda item: -item[0]):
+    for _, _, face, solid in sorted(translucent, key=lambda item: (-item[0], item[1])):
         _draw_translucent(canvas, face, solid, light)
     timings["pyramids"] = perf_counter() - start
 
@@ -539,8 +570,13 @@ def render(scene: Scene, camera: CameraSpec | Camera, seed: int = 0, quality: st
         coverage[solid.index] = (total, int((ids == solid.index).sum()), int((ids == HAND_ID).sum()), box)
 
     # down to the camera resolution, through the lens
-    small = cv2.resize(canvas.color, (geo.width // s, geo.height // s), interpolation=cv2.INTER_AREA) if s > 1 \
-        else canvas.color
+    # the lens blurs before the sensor samples: a little optical blur on the supersampled canvas keeps thin edges
+    # (a tile's side seen edge-on) continuous instead of stair-stepped
+    if s > 1:
+        optics = cv2.GaussianBlur(canvas.color, (0, 0), 0.45 * s)
+        small = cv2.resize(optics, (geo.width // s, geo.height // s), interpolation=cv2.INTER_AREA)
+    else:
+        small = canvas.color
     image = cv2.remap(small, geo.map_x, geo.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     ids_small = canvas.ids[s // 2 :: s, s // 2 :: s][: geo.height // s, : geo.width // s]
     labels = cv2.remap(ids_small.astype(np.float32), geo.map_x, geo.map_y, cv2.INTER_NEAREST,
@@ -591,7 +627,7 @@ def _piece_truth(solid: Solid, on, cov, cam: Camera, geo: _CanvasGeometry, scene
         outline = outline[np.linspace(0, len(outline), 24, endpoint=False).astype(int)]
     centre_px = cam.project(centre, 0.0)[0]
     in_frame = bool(0 <= centre_px[0] <= cam.width - 1 and 0 <= centre_px[1] <= cam.height - 1)
-    occluded = 1.0 - visible / total if total else 1.0
+    occluded = 1.0 - visible / total if total else 0.0  # out of view is in_frame=False, not "hidden"
     fields = dict(
         index=solid.index,
         kind=piece.kind,

@@ -216,9 +216,11 @@ class Lighting:
     exposure: float = 1.0
     vignetting: float = 0.25  # darkening at the corners (0 none)
     noise: float = 1.0  # sensor noise level (1 = a Pi camera in a lit room)
-    blur_px: float = 0.6  # lens/focus blur sigma in output pixels
+    blur_px: float = 0.4  # extra focus blur sigma in output pixels (on top of the lens' own ~0.45 px)
     jpeg_quality: int | None = 90  # None: no JPEG round trip
     gradient: float = 0.1  # extra low-frequency unevenness of the light (window light, second lamp)
+    chromatic_px: float = 0.5  # lateral chromatic aberration at the image corners (red out, blue in), pixels
+    shake_px: tuple[float, float] = (0.0, 0.0)  # camera shake during the exposure (motion blur of the frame)
 
     @classmethod
     def random(cls, rng: np.random.Generator, **overrides) -> Lighting:
@@ -241,9 +243,11 @@ class Lighting:
             exposure=rng.uniform(0.8, 1.15),
             vignetting=rng.uniform(0.1, 0.45),
             noise=rng.uniform(0.5, 1.8),
-            blur_px=rng.uniform(0.3, 0.9),
+            blur_px=rng.uniform(0.1, 0.8),
             jpeg_quality=int(rng.integers(70, 96)),
             gradient=rng.uniform(0.0, 0.25),
+            chromatic_px=rng.uniform(0.2, 1.0),
+            shake_px=tuple(rng.normal(0, 1.5, 2)) if rng.random() < 0.15 else (0.0, 0.0),
         )
         values.update(overrides)
         return cls(**values)
