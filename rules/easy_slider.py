@@ -823,20 +823,18 @@ def round_points(players: Sequence[str], finishes: Sequence[tuple[str, bool]]) -
     ``finishes`` lists ``(player, correct)`` in calling order; the round ends when one player is left still
     solving (rule 8), so it names every player but one (in solitaire: none, or the lone player's own call).
 
-    Decision (rules 5-9 read together): every pair of players is settled once. A player who fumbled beats
-    nobody and scores 0 (rule 6). A player who did not fumble (the last player included) beats every player
-    who fumbled (rule 9: "all other players are considered to have beat every player who fumbled") and every
-    non-fumbler who finished after him (rules 5, 7 and 8). So his points are::
-
-        (non-fumblers who finished after him, the last player included) + (fumblers)
-
-    Announced live, this is "players still playing when he called Done" (rules 5, 7) plus, at the round's
-    end, one bonus point per player who had *already* fumbled when he finished; a player who fumbles later
-    was still playing at his Done and was counted then, so the bonus does not count him twice.
+    Decision: rules 5-9 exactly as written. A correct finisher scores the number of other players he beat,
+    i.e. the players still solving when he called "Done!" (rule 5: "four points in a five-player game"; rule 7:
+    the second to finish "would normally receive three points"). A fumble scores 0 (rule 6); the last player
+    still solving scores 0 (rule 8). At the end of the round every player who did not fumble, the last player
+    included, receives one bonus point per fumbler (rule 9). A fumbler who called Done after a correct finisher
+    was still solving at that finisher's Done, so the finisher counts him both then and in the bonus: that is
+    what rule 9 says ("every player who did not fumble ... receives one bonus point for every player who did
+    fumble"), and the issue asks for the scoring exactly as written, so no pair is "settled once" here.
 
     Worked example, five players: Ann correct, Bob fumble, Cy correct, Di correct, Ed still solving.
-    Ann 3 + 1 = 4 (beats Cy, Di, Ed and Bob), Bob 0, Cy 2 + 1 = 3, Di 1 + 1 = 2, Ed 0 + 1 = 1. Without the
-    fumble the round would score 4, 3, 2, 1, 0; with it Bob's place goes to everyone who kept playing.
+    Ann 4 + 1 = 5, Bob 0, Cy 2 + 1 = 3, Di 1 + 1 = 2, Ed 0 + 1 = 1. Without the fumble the round would score
+    4, 3, 2, 1, 0.
     """
     names = _check_players(players)
     order = [p for p, _ in finishes]
@@ -854,16 +852,13 @@ def round_points(players: Sequence[str], finishes: Sequence[tuple[str, bool]]) -
         raise RulesError(f"a round of {len(names)} players ends when {len(names) - 1} have called Done "
                          f"(one is left solving), not {len(order)}")
     fumblers = {p for p, ok in finishes if not ok}
-    last = next(p for p in names if p not in order)
-    finish_rank = {p: i for i, p in enumerate(order)}
-    finish_rank[last] = len(order)
-    points = {}
+    points = dict.fromkeys(names, 0)
+    for i, (p, correct) in enumerate(finishes):
+        if correct:
+            points[p] = len(names) - 1 - i  # the players still solving when p called Done (rules 5, 7)
     for p in names:
-        if p in fumblers:
-            points[p] = 0
-            continue
-        later = sum(1 for q in names if q not in fumblers and finish_rank[q] > finish_rank[p])
-        points[p] = later + len(fumblers)
+        if p not in fumblers:
+            points[p] += len(fumblers)  # rule 9's bonus, the last player included
     return points
 
 
