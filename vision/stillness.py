@@ -10,8 +10,9 @@ How (all on small grey frames, ``work_width_px`` wide, so the cost does not depe
 * frames are downscaled by a whole factor with area averaging and blurred, which removes most sensor noise
   and JPEG blocks;
 * two frames are compared after **light compensation**: the brightness ratio between them is fitted as a
-  smooth spline surface in log space (robustly, ignoring pixels that changed), so a lamp switched on at
-  one side, an auto-exposure step or slow daylight drift is not motion; the fit's median is the global
+  smooth spline surface in log space plus a function of grey level (the camera's tone curve compresses
+  highlights), robustly, ignoring pixels that changed, so a lamp switched on at one side, an auto-exposure
+  step or slow daylight drift is not motion; the fit's median is the global
   ``light_ratio`` and a step beyond ``light_change_ratio`` is reported once as ``"light-changed"``;
 * a pixel changed when its compensated difference exceeds ``max(min_pixel_change, noise_k * sigma)`` where
   sigma is the frame pair's own robust noise level (median absolute deviation), so noisy cameras and
@@ -88,6 +89,7 @@ class StillnessParams:
     box_pad_px: int = 2  # boxes are grown by this margin (work pixels) before scaling to the frame
     light_change_ratio: float = 0.10  # a global brightness change beyond +-10 % is reported once
     light_nodes: int = 6  # smoothness of the light model: spline functions across the width (0: one global gain)
+    tone_nodes: int = 6  # grey-level nodes of the camera's tone response in the light model (0: none)
     camera_shift_px: float = 2.0  # FULL-frame pixels: a view moved more than this (at any corner) = camera moved
     camera_shift_response: float = 0.15  # phase-correlation peak needed to trust a shift without features (0..1)
     camera_moved_fraction: float = 0.5  # more of the picture than this changed when settling: the camera moved
@@ -210,15 +212,35 @@ def light_nodes_for(shape: tuple[int, int], light_nodes: int) -> tuple[int, int]
     return light_nodes, max(4, int(round(light_nodes * height / width)))
 
 
-def fit_light(current: np.ndarray, reference: np.ndarray, light_nodes: int = 6, max_samples: int = 2500) -> LightFit:
-    """Explain the brightness difference of two grey frames by a smooth gain surface; return what is left.
+def _tone_basis(intensity: np.ndarray, tone_nodes: int) -> np.ndarray:
+    """Piecewise-linear 'hat' functions of grey level (0..255) with ``tone_nodes`` evenly spaced nodes."""
+    nodes = np.linspace(0.0, 255.0, tone_nodes)
+    spacing = nodes[1] - nodes[0]
+    return np.clip(1.0 - np.abs(intensity[:, None] - nodes[None, :]) / spacing, 0.0, None)
 
-    log(current / reference) is fitted by a smooth surface: a tensor cubic B-spline with ``light_nodes``
-    functions across the width (0: one global gain), which follows a lamp at one side, uneven light and
-    vignetting changes, but not the sharp outline of a hand or a piece. The fit is robust: only pixels neither
-    too dark nor saturated and near the median log ratio are used, then only those near the first fit (changed
-    objects are outliers); a small ridge term pulls unsupported parts toward the global ratio. It uses about
-    ``max_samples`` pixels on a regular grid. Written here because no library offers this small robust fit.
+
+def fit_light(
+    current: np.ndarray,
+    reference: np.ndarray,
+    light_nodes: int = 6,
+    tone_nodes: int = 6,
+    max_samples: int = 2500,
+) -> LightFit:
+    """Explain the brightness difference of two grey frames by a smooth change of light; return what is left.
+
+    log(current / reference) is fitted as G(x, y) + T(reference grey level):
+
+    * G, a smooth surface: a tensor cubic B-spline with ``light_nodes`` functions across the width (0: one
+      global gain), which follows a lamp at one side, uneven light and vignetting, but not the sharp outline
+      of a hand or a piece;
+    * T, a piecewise-linear function of the grey level with ``tone_nodes`` nodes (0: none): cameras compress
+      the highlights (tone curve shoulder), so white paper and tiles brighten less than the table when the
+      light goes up; without T they would look changed.
+
+    The fit is robust: only pixels neither too dark nor saturated and near the median log ratio are used, then
+    only those near the first fit (changed objects are outliers); a small ridge term pulls unsupported parts
+    toward the global ratio. About ``max_samples`` pixels on a regular grid are used. Written here because no
+    library offers this small robust fit.
     """
     height, width = current.shape
     step = max(2, int(math.ceil(math.sqrt(height * width / max_samples))))
@@ -227,7 +249,8 @@ def fit_light(current: np.ndarray, reference: np.ndarray, light_nodes: int = 6, 
     usable = ((cur_s > 8) & (ref_s > 8) & (cur_s < 250) & (ref_s < 250)).ravel()
     if usable.sum() < 20:
         return LightFit(cv2.subtract(current, reference, dtype=cv2.CV_32F), 1.0)
-    log_ratio = np.log(cur_s.ravel()[usable]) - np.log(ref_s.ravel()[usable])
+    ref_values = ref_s.ravel()[usable]
+    log_ratio = np.log(cur_s.ravel()[usable]) - np.log(ref_values)
     median = float(np.median(log_ratio))
     if light_nodes < 4:
         gain = math.exp(median)
@@ -235,20 +258,29 @@ def fit_light(current: np.ndarray, reference: np.ndarray, light_nodes: int = 6, 
     nodes_x, nodes_y = light_nodes_for((height, width), light_nodes)
     coarse_x, coarse_y, design_all = _light_basis(height, width, nodes_x, nodes_y, step)
     design = design_all[usable]
+    n_space = design.shape[1]
+    if tone_nodes >= 2:
+        design = np.hstack([design, _tone_basis(ref_values.astype(np.float64), tone_nodes)])
     n_coef = design.shape[1]
     ridge = 1e-3 * len(log_ratio) / n_coef
-    coef = np.full(n_coef, median)
+    prior = np.zeros(n_coef)
+    prior[:n_space] = median  # the surface toward the global ratio, the tone terms toward 0
+    coef = prior.copy()
     inliers = np.abs(log_ratio - median) < 0.25
     for tolerance in (0.1, 0.06):
         if inliers.sum() < 3 * n_coef:
             break
         chosen = design[inliers]
-        # normal equations with a ridge toward the global ratio: a small solve, well posed where data is thin
+        # normal equations with a ridge toward the prior: a small solve, well posed where data is thin
         normal = chosen.T @ chosen + ridge * np.eye(n_coef)
-        coef = np.linalg.solve(normal, chosen.T @ log_ratio[inliers] + ridge * median)
+        coef = np.linalg.solve(normal, chosen.T @ log_ratio[inliers] + ridge * prior)
         inliers = np.abs(design @ coef - log_ratio) < tolerance
-    coarse_gain = np.exp(coarse_y @ coef.reshape(nodes_y, nodes_x) @ coarse_x.T).astype(np.float32)
-    gain = cv2.resize(coarse_gain, (width, height), interpolation=cv2.INTER_LINEAR)
+    log_gain = coarse_y @ coef[:n_space].reshape(nodes_y, nodes_x) @ coarse_x.T
+    gain = cv2.resize(np.exp(log_gain).astype(np.float32), (width, height), interpolation=cv2.INTER_LINEAR)
+    if tone_nodes >= 2:
+        tone_table = np.exp(_tone_basis(np.arange(256, dtype=np.float64), tone_nodes) @ coef[n_space:])
+        levels = np.clip(reference, 0, 255).astype(np.uint8)
+        gain = gain * tone_table.astype(np.float32)[levels]
     residual = current - gain * reference
     return LightFit(residual.astype(np.float32, copy=False), math.exp(median))
 
@@ -467,7 +499,7 @@ class StillnessTracker:
         if self._previous is None:
             motion_mask = np.zeros(work.gray.shape, np.uint8)
         else:
-            fit = fit_light(work.gray, self._previous.gray, p.light_nodes)
+            fit = fit_light(work.gray, self._previous.gray, p.light_nodes, p.tone_nodes)
             motion_mask, _ = change_mask(fit.residual, p.min_pixel_change, p.noise_k)
         motion_fraction = float(motion_mask.mean())
         moving = motion_fraction >= p.motion_fraction
@@ -482,7 +514,7 @@ class StillnessTracker:
         light_ratio = 1.0
         changed_mask: np.ndarray | None = None
         if self._reference is not None:
-            fit = fit_light(work.gray, self._reference.gray, p.light_nodes)
+            fit = fit_light(work.gray, self._reference.gray, p.light_nodes, p.tone_nodes)
             light_ratio = fit.ratio
             changed_mask, _ = change_mask(fit.residual, p.min_pixel_change, p.noise_k)
             if abs(math.log(max(light_ratio, 1e-6) / self._light_base)) > math.log1p(p.light_change_ratio):

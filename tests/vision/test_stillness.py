@@ -275,6 +275,25 @@ def test_a_lamp_switched_on_at_one_side_is_not_motion():
     assert not any(s.changed for s in states), [s.changed_boxes for s in states if s.changed]
 
 
+def test_brighter_light_through_the_cameras_highlight_shoulder_leaves_the_white_sheet_unchanged():
+    rng = np.random.default_rng(14)
+    scene = with_piece(table(), 200, 150, color=(40, 40, 120))
+
+    def camera_tone(linear: np.ndarray) -> np.ndarray:  # linear to 180, then a soft shoulder toward 255
+        over = np.maximum(linear - 180.0, 0.0)
+        return np.minimum(linear, 180.0) + over / (1.0 + over / 75.0)
+
+    frames = [shot(camera_tone(scene), rng) for _ in range(10)]
+    frames += [shot(camera_tone(scene * 1.3), rng) for _ in range(10)]  # a second lamp switched on
+    sheet_centre = (75, 95)
+    states = track(frames)
+    assert all(s.still for s in states[4:]), pattern(states)
+    assert not any(box_contains(b, sheet_centre) for b in states[-1].changed_boxes), states[-1].changed_boxes
+    # without the tone term, the white sheet (brightened less than the table) looks changed
+    plain = track(frames, StillnessParams(tone_nodes=0))
+    assert any(box_contains(b, sheet_centre) for b in plain[-1].changed_boxes), plain[-1].changed_boxes
+
+
 def test_a_bumped_camera_is_reported_once_with_its_shift():
     rng = np.random.default_rng(9)
     scene = with_piece(table(), 200, 150)
