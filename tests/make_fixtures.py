@@ -4,7 +4,8 @@
     .venv/bin/python tests/make_fixtures.py scenes     # or: video, docs
 
 fixtures/scenes/  rendered frames (JPEG, quality 85) with their ground truth (<name>.json, see tablescene.truth):
-    easy_slider.jpg            an Easy Slider board, default edition, on an A3 sheet, 1640x1232
+    easy_slider.jpg            an Easy Slider board, default edition, on an A3 sheet, 1640x1232 (a mug, a pencil
+                               and a phone beside it)
     easy_slider_hand.jpg       the same board, a hand sliding a tile (the hidden flags in the truth)
     martian_shuffleboard.jpg   three players' pyramids around an A3 sheet, some flat, some touching
     teach_default.jpg          the teach layout, default edition  } a teach photo pair: the default set and
@@ -37,6 +38,7 @@ from tablescene import (  # noqa: E402
     Hand,
     Lighting,
     PawnPiece,
+    Prop,
     PyramidPiece,
     Scene,
     Slide,
@@ -65,7 +67,8 @@ def easy_slider_scene(seed: int = 11) -> tuple[Scene, list]:
     pieces = easy_slider_layout(board, rng=rng, pawns=("moons", "suns", "arms", "crowns"), coins=(2, 4, 5, 1, 3))
     lighting = Lighting(lamp_mm=(420.0, -150.0, 1500.0), lamp_radius_mm=90.0, white_balance=(0.95, 1.0, 1.06),
                         exposure=1.02, noise=1.0, jpeg_quality=92)
-    return Scene(pieces=pieces, table="wood", table_variant=1, sheet="a3", lighting=lighting), board
+    props = (Prop("mug", 405.0, 115.0, 200.0), Prop("pencil", 390.0, 330.0, 65.0), Prop("phone", -140.0, 360.0, 12.0))
+    return Scene(pieces=pieces, table="wood", table_variant=1, sheet="a3", lighting=lighting, props=props), board
 
 
 EASY_CAMERA = CameraSpec(resolution=(1640, 1232), distance_mm=640.0, tilt_deg=12.0, yaw_deg=3.0,
@@ -88,7 +91,8 @@ def make_scenes() -> None:
                                     flat_fraction=0.2, touching=3)
     ms_light = Lighting(lamp_mm=(-200.0, 100.0, 1300.0), lamp_radius_mm=50.0, noise=1.2,
                         white_balance=(1.08, 1.0, 0.93), jpeg_quality=90)
-    ms_scene = Scene(pieces=pyramids, table="laminate", table_variant=1, sheet="a3", lighting=ms_light)
+    ms_scene = Scene(pieces=pyramids, table="laminate", table_variant=1, sheet="a3", lighting=ms_light,
+                     props=(Prop("notepad", 420.0, 300.0, -10.0), Prop("box", -110.0, 120.0, 95.0)))
     ms_camera = CameraSpec(resolution=(1640, 1232), distance_mm=720.0, tilt_deg=18.0, yaw_deg=-6.0,
                            target_mm=(148.0, 215.0), k1=-0.04, k2=0.01)
     render(ms_scene, ms_camera, seed=3).save(SCENES / "martian_shuffleboard.jpg", JPEG_QUALITY)
@@ -177,7 +181,8 @@ def contact_scenes() -> list[tuple[Scene, CameraSpec, int]]:
     rng = np.random.default_rng(35)
     pyramids = shuffleboard_scatter(rng, colors=("red", "yellow", "green", "blue", "purple"), radius_mm=170.0,
                                     flat_fraction=0.25)
-    out.append((Scene(pieces=pyramids, table="laminate", sheet="a3", lighting=Lighting.random(rng)),
+    out.append((Scene(pieces=pyramids, table="laminate", sheet="a3", lighting=Lighting.random(rng),
+                      props=(Prop("phone", 430.0, 200.0, -20.0),)),
                 CameraSpec(distance_mm=780, tilt_deg=22, yaw_deg=-30, target_mm=(150, 210)), 5))
 
     out.append((Scene(pieces=teach_layout(origin_mm=(315.0, 20.0), rng=36), table="wood", table_variant=2, sheet="a3",
@@ -193,6 +198,7 @@ def contact_scenes() -> list[tuple[Scene, CameraSpec, int]]:
               PyramidPiece("red", "small", "flat", 60, 165, 250)]
     pieces += coin_grid([("arms", r) for r in range(6)], (30.0, 215.0), cols=6, side="suit", rng=rng)
     out.append((Scene(pieces=pieces, table="dark-wood", sheet=None, lighting=Lighting.random(rng),
+                      props=(Prop("mug", 330.0, 250.0), Prop("pencil", 20.0, 120.0, 10.0)),
                       hands=(Hand(230, 60, -110, 20, "flat", SKIN_TONES[3], sleeve=(170, 170, 175)),)),
                 CameraSpec(distance_mm=430, tilt_deg=25, target_mm=(140, 130)), 7))
 

@@ -295,3 +295,17 @@ def test_easy_slider_layout_takes_a_rules_state():
     assert [(t.suit, t.rank) for t in tiles] == [c for row in board for c in row if c is not None]
     assert [p.suit.value for p in pieces if p.kind == "pawn"] == ["moons", "suns", "arms", "crowns"]
     assert [p.rank for p in pieces if p.kind == "coin"] == [2, 4, 5, 1, 3]
+
+
+def test_props_are_labelled_and_hide_what_stands_behind_them():
+    from tablescene import PROP_ID, Prop
+
+    scene = Scene(pieces=[CoinPiece("suns", 4, "value", 150, 140), TilePiece("arms", 2, "face", 40, 250)],
+                  props=[Prop("mug", 150, 200), Prop("notepad", 280, 250, 10)], table="wood", sheet=None,
+                  lighting=QUIET)
+    result = render(scene, small_camera(target_mm=(150, 180), distance_mm=600, tilt_deg=30), seed=1, quality="draft")
+    assert len(result.truth) == 2  # props are not pieces
+    coin, tile = result.truth
+    assert coin.occluded_fraction > 0.5 and coin.hidden and coin.hand_fraction == 0.0
+    assert tile.visible_fraction > 0.95
+    assert (result.labels == PROP_ID).sum() > 3000

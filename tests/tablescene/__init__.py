@@ -15,7 +15,7 @@ Quick start::
                             #   polygon_px, top_center_px, bbox_px, occluded_fraction, hand_fraction, hidden...
     result.homography       # table mm (height 0) -> undistorted pixels (= image pixels when k1 = k2 = 0)
     result.project(xy_mm, h_mm)   # exact pixels (lens distortion included) of table points at a height
-    result.labels           # int16 per pixel: piece index, -1 table/sheet, -2 hand
+    result.labels           # int16 per pixel: piece index, -1 table/sheet, -2 hand, -3 prop
     result.save("frame.jpg")      # and frame.json with the truth
 
 Frames and conventions (shared with calibration and vision): table millimetres in the calibration sheet's frame
@@ -33,8 +33,10 @@ Scene contents (:mod:`tablescene.scene`):
   ``Hand(x_mm, y_mm, angle_deg, h_mm, pose="flat"|"point"|"pinch", skin, sleeve, motion_px)`` fingertips at (x, y).
   ``Lighting(lamp_mm, lamp_radius_mm, ambient, direct, glare, white_balance, exposure, vignetting, noise, blur_px,
   jpeg_quality, gradient)`` or ``Lighting.random(rng)``.
+  ``Prop(kind="phone"|"notepad"|"pencil"|"mug"|"box", x_mm, y_mm, angle_deg, color)``: distractors (no truth entry,
+  pixels labelled PROP_ID = -3, they cast shadows).
   ``Scene(pieces, table="wood"|"dark-wood"|"felt"|"cloth"|"tablecloth"|"laminate", table_variant, sheet="a4"|"a3"|
-  "letter"|None, edition="default", hands, lighting)``.
+  "letter"|None, edition="default", hands, lighting, props)``.
 
 Editions (:mod:`tablescene.editions`): ``EDITIONS`` "default" (the one vision's built-in profile covers),
 "classic", "hand-made", "bold"; each an :class:`Edition` dataclass (suit colours, symbol style, numeral font,
@@ -67,9 +69,21 @@ from .layouts import (
     teach_layout,
     tile_block,
 )
-from .raster import BACKGROUND_ID, HAND_ID
+from .raster import BACKGROUND_ID, HAND_ID, PROP_ID
 from .render import QUALITIES, render
-from .scene import SKIN_TONES, CoinPiece, DiePiece, Hand, Lighting, PawnPiece, PyramidPiece, Scene, TilePiece
+from .scene import (
+    PROP_KINDS,
+    SKIN_TONES,
+    CoinPiece,
+    DiePiece,
+    Hand,
+    Lighting,
+    PawnPiece,
+    Prop,
+    PyramidPiece,
+    Scene,
+    TilePiece,
+)
 from .truth import PieceTruth, RenderResult, load_truth
 from .video import Plan, Slide, Still, plan_moves, read_video, render_plan, write_video
 
@@ -90,6 +104,9 @@ __all__ = [
     "PI_RESOLUTIONS",
     "PawnPiece",
     "PieceTruth",
+    "PROP_ID",
+    "PROP_KINDS",
+    "Prop",
     "Plan",
     "PyramidPiece",
     "QUALITIES",

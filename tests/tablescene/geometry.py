@@ -17,9 +17,9 @@ from rules.pieces import COIN_MM, DIE_MM, TILE_MM, PyramidSize
 
 from . import art
 from .editions import PYRAMID_BGR, Edition
-from .scene import DIE_OPPOSITE, CoinPiece, DiePiece, PawnPiece, PyramidPiece, TilePiece
+from .scene import DIE_OPPOSITE, PROP_KINDS, CoinPiece, DiePiece, PawnPiece, Prop, PyramidPiece, TilePiece
 
-__all__ = ["Face", "Solid", "build_solid", "rotation2d", "footprint_mm", "die_faces"]
+__all__ = ["Face", "Solid", "build_solid", "build_prop", "rotation2d", "footprint_mm", "die_faces"]
 
 
 @dataclass(eq=False)
@@ -441,3 +441,106 @@ def build_solid(index: int, piece, ed: Edition, base_h: float, ppm: float) -> So
 def support_footprint(piece) -> tuple[float, float]:
     """(half-size, kind) helper for stacking: a tile supports within its square, a coin within its disc."""
     return (TILE_MM / 2, 0) if isinstance(piece, TilePiece) else (COIN_MM / 2, 1)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# props: everyday things on the table
+def _box_solid_faces(centre, w, l, h0, h1, angle, top_albedo, side_albedo, gloss=0.1, shininess=30.0,
+                     texture=None) -> list[Face]:
+    """A box (w across, l along the prop's length = local v) from height h0 to h1; optional top texture whose
+    rows run along -v -> +v."""
+    half_u, half_v = w / 2, l / 2
+    local = np.array([(-half_u, -half_v, h1), (half_u, -half_v, h1), (half_u, half_v, h1), (-half_u, half_v, h1)])
+    verts = _place(local, centre[0], centre[1], angle)
+    if texture is not None:
+        rows, cols = texture.shape[:2]
+        du = _world_dir(w / cols, 0, 0, angle)
+        dv = _world_dir(0, l / rows, 0, angle)
+        top = Face(verts, np.array([0.0, 0.0, -1.0]), texture=texture, tex_frame=(verts[0], du, dv), big=True,
+                   gloss=gloss, shininess=shininess)
+    else:
+        top = Face(verts, np.array([0.0, 0.0, -1.0]), top_albedo, gloss=gloss, shininess=shininess, big=True)
+    return [top] + _box_faces(centre, half_u, half_v, h0, h1, angle, side_albedo, gloss, shininess)
+
+
+@lru_cache(maxsize=8)
+def _prop_texture(kind: str, color: tuple) -> np.ndarray:
+    """Top textures of props at 4 px/mm (BGRA)."""
+    import cv2
+
+    w, l, _ = PROP_KINDS[kind]
+    p = 4.0
+    cols, rows = int(w * p), int(l * p)
+    img = np.zeros((rows, cols, 4), np.uint8)
+    img[..., 3] = 255
+    if kind == "phone":
+        img[..., :3] = (22, 22, 24)
+        inset = int(4 * p)
+        cv2.rectangle(img, (inset, int(12 * p)), (cols - inset, rows - int(12 * p)), (45, 38, 34, 255), -1)
+        cv2.circle(img, (cols // 2, int(6 * p)), int(1.5 * p), (60, 60, 60, 255), -1)
+    elif kind == "notepad":
+        img[..., :3] = color
+        for y in np.arange(25.0, l - 4, 7.0):
+            cv2.line(img, (0, int(y * p)), (cols, int(y * p)), (190, 140, 110, 255), 1, cv2.LINE_AA)
+        cv2.line(img, (int(18 * p), 0), (int(18 * p), rows), (110, 110, 220, 255), 1, cv2.LINE_AA)
+        noise = np.random.default_rng(3).normal(0, 3, (rows, cols, 1))
+        img[..., :3] = np.clip(img[..., :3] + noise, 0, 255).astype(np.uint8)
+    elif kind == "box":
+        img[..., :3] = color
+        label = (int(10 * p), int(30 * p), cols - int(10 * p), rows - int(30 * p))
+        cv2.rectangle(img, label[:2], label[2:], (235, 240, 240, 255), -1)
+        scale = (label[2] - label[0]) / 260.0
+        cv2.putText(img, "piecepack", (label[0] + int(6 * scale), (label[1] + label[3]) // 2 + int(8 * scale)),
+                    cv2.FONT_HERSHEY_DUPLEX, scale, (30, 30, 30, 255), max(1, int(2 * scale)), cv2.LINE_AA)
+    img.setflags(write=False)
+    return img
+
+
+_PROP_COLORS = {"phone": (30, 30, 32), "notepad": (170, 235, 245), "pencil": (30, 190, 235), "mug": (225, 225, 220),
+                "box": (40, 40, 130)}
+
+
+def build_prop(index: int, prop: Prop) -> Solid:
+    """A prop as a Solid standing on the table (its ``index`` is the id its pixels get)."""
+    w, l, h = PROP_KINDS[prop.kind]
+    color = tuple(float(c) for c in (prop.color or _PROP_COLORS[prop.kind]))
+    centre = (prop.x_mm, prop.y_mm)
+    angle = prop.angle_deg
+    if prop.kind == "mug":
+        r = w / 2
+        n = 48
+        ring_top = _place(_circle_local(r, n, h), *centre, angle)
+        ring_bot = _place(_circle_local(r, n, 0.0), *centre, angle)
+        faces = [Face(ring_top, np.array([0.0, 0.0, -1.0]), color, gloss=0.5, shininess=80.0, big=True),
+                 Face(_place(_circle_local(r - 4.0, n, h + 0.05), *centre, angle), np.array([0.0, 0.0, -1.0]),
+                      (25.0, 45.0, 70.0), gloss=0.9, shininess=200.0, big=True)]  # coffee
+        for i in range(n):
+            j = (i + 1) % n
+            verts = np.array([ring_top[i], ring_top[j], ring_bot[j], ring_bot[i]])
+            mid = (ring_top[i] + ring_top[j]) / 2
+            out = np.array([mid[0] - centre[0], mid[1] - centre[1], 0.0])
+            faces.append(Face(verts, out / np.linalg.norm(out), color, gloss=0.5, shininess=80.0))
+        handle_centre = _place(np.array([(r + 10.0, 0.0, 0.0)]), *centre, angle)[0, :2]
+        faces += _box_solid_faces(handle_centre, 20.0, 12.0, 25.0, 75.0, angle + 90.0, color, color, 0.5, 80.0)
+        casters = [np.vstack([ring_top[::4], ring_bot[::4]])]
+        footprint = ring_bot[:, :2].copy()
+    elif prop.kind == "pencil":
+        faces = _box_solid_faces(centre, w, l - 25.0, 0.0, h, angle, color, color, 0.4, 60.0)
+        tip = _place(np.array([(0.0, -(l - 25.0) / 2 - 9.0, 0.0)]), *centre, angle)[0, :2]
+        faces += _box_solid_faces(tip, w * 0.7, 18.0, 0.5, h - 1.0, angle, (120, 170, 210), (120, 170, 210))
+        eraser = _place(np.array([(0.0, (l - 25.0) / 2 + 4.0, 0.0)]), *centre, angle)[0, :2]
+        faces += _box_solid_faces(eraser, w, 8.0, 0.0, h, angle, (150, 140, 230), (150, 140, 230))
+        corners = np.array([(u, v, z) for u in (-w / 2, w / 2) for v in (-l / 2, l / 2) for z in (0.0, h)])
+        casters = [_place(corners, *centre, angle)]
+        footprint = _place(np.array([(-w / 2, -l / 2, 0), (w / 2, -l / 2, 0), (w / 2, l / 2, 0), (-w / 2, l / 2, 0)]),
+                           *centre, angle)[:, :2]
+    else:
+        texture = _prop_texture(prop.kind, tuple(int(c) for c in color))
+        gloss, shininess = {"phone": (1.0, 400.0), "notepad": (0.03, 10.0), "box": (0.2, 40.0)}[prop.kind]
+        side = (45.0, 45.0, 50.0) if prop.kind == "phone" else tuple(0.8 * c for c in color)
+        faces = _box_solid_faces(centre, w, l, 0.0, h, angle, color, side, gloss, shininess, texture)
+        corners = np.array([(u, v, z) for u in (-w / 2, w / 2) for v in (-l / 2, l / 2) for z in (0.0, h)])
+        casters = [_place(corners, *centre, angle)]
+        footprint = _place(np.array([(-w / 2, -l / 2, 0), (w / 2, -l / 2, 0), (w / 2, l / 2, 0), (-w / 2, l / 2, 0)]),
+                           *centre, angle)[:, :2]
+    return Solid(index, prop, faces, casters, footprint, 0.0, h)

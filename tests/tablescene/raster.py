@@ -13,10 +13,11 @@ import numpy as np
 
 from .camera import Camera
 
-__all__ = ["Canvas", "BACKGROUND_ID", "HAND_ID"]
+__all__ = ["Canvas", "BACKGROUND_ID", "HAND_ID", "PROP_ID"]
 
 BACKGROUND_ID = -1
 HAND_ID = -2
+PROP_ID = -3
 _SHIFT = 4  # fixed-point bits for sub-pixel polygon vertices
 
 

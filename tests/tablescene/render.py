@@ -28,10 +28,10 @@ from calibration.sheet import draw_sheet, sheet_layout, sheet_pixel_matrix
 from . import surfaces
 from .camera import Camera, CameraSpec
 from .editions import edition as get_edition
-from .geometry import Face, Solid, build_solid
+from .geometry import Face, Solid, build_prop, build_solid
 from .hands import draw_hands, hand_casters
 from .lighting import Caster, LightModel, ShadowMaps
-from .raster import HAND_ID, Canvas
+from .raster import HAND_ID, PROP_ID, Canvas
 from .scene import DiePiece, PawnPiece, PyramidPiece, Scene
 from .truth import PieceTruth, RenderResult
 
@@ -137,15 +137,15 @@ def _build_solids(scene: Scene, texture_ppm: float) -> tuple[list[Solid], dict[i
     return solids, support
 
 
-def _casters(solids: list[Solid], scene: Scene) -> list[Caster]:
+_AO = {"tile": (1.6, 0.4), "coin": (1.2, 0.4), "die": (1.4, 0.5), "pawn": (2.5, 0.5), "pyramid": (2.5, 0.5)}
+
+
+def _casters(solids: list[Solid]) -> list[Caster]:
     casters = []
     for solid in solids:
-        kind = solid.piece.kind
-        ao_radius = {"tile": 1.6, "coin": 1.2, "die": 1.4, "pawn": 2.5, "pyramid": 2.5}[kind]
+        ao_radius, ao_strength = _AO.get(solid.piece.kind, (2.5, 0.45))  # props: like a pawn's
         casters.append(Caster(solid.casters, solid.tint if solid.translucent else (0.0, 0.0, 0.0), solid.footprint,
-                              solid.base_h, ao_radius, 0.5 if kind in ("pawn", "pyramid", "die") else 0.4))
-    for hand in scene.hands:
-        casters.append(Caster(hand_casters(hand)))
+                              solid.base_h, ao_radius, ao_strength))
     return casters
 
 
@@ -506,10 +506,12 @@ def render(scene: Scene, camera: CameraSpec | Camera, seed: int = 0, quality: st
     density = geo.K[0, 0] / max(float(np.linalg.norm(cam.centre_mm - target)), 1.0)
     del distance
     solids, support = _build_solids(scene, _bucket(density, _TEX_PPM))
-    casters = _casters(solids, scene)
+    props = [build_prop(PROP_ID, prop) for prop in scene.props]
+    hand_parts = [Caster(hand_casters(hand)) for hand in scene.hands]
+    casters = _casters(solids + props) + hand_parts
     table_box = _visible_table_box(canvas)
-    if solids or scene.hands:
-        pts = [s_.footprint for s_ in solids] + [np.array([[h.x_mm, h.y_mm]]) for h in scene.hands]
+    if solids or props or scene.hands:
+        pts = [s_.footprint for s_ in solids + props] + [np.array([[h.x_mm, h.y_mm]]) for h in scene.hands]
         allpts = np.vstack(pts)
         x0, y0 = allpts.min(axis=0) - 400
         x1, y1 = allpts.max(axis=0) + 400
@@ -521,7 +523,7 @@ def render(scene: Scene, camera: CameraSpec | Camera, seed: int = 0, quality: st
     lt = scene.lighting
     lamp = np.array([lt.lamp_mm[0], lt.lamp_mm[1], -lt.lamp_mm[2]], float)
     tops: dict[float, list] = {}
-    for solid in solids:
+    for solid in solids + props:
         for face in solid.faces:
             if _is_top(face):
                 tops.setdefault(round(-float(face.verts[0, 2]), 1), []).append(face.verts[:, :2])
@@ -530,7 +532,7 @@ def render(scene: Scene, camera: CameraSpec | Camera, seed: int = 0, quality: st
         pts = np.vstack(polys)
         level_regions[level] = (*(pts.min(axis=0) - 3), *(pts.max(axis=0) + 3))
     shadows = ShadowMaps(casters, lamp, lt.lamp_radius_mm, lt.shadow_strength, region, 2.0, level_regions)
-    hand_shadows = ShadowMaps(casters[len(solids):], lamp, lt.lamp_radius_mm, lt.shadow_strength, region, 1.0,
+    hand_shadows = ShadowMaps(hand_parts, lamp, lt.lamp_radius_mm, lt.shadow_strength, region, 1.0,
                               level_step=5.0)
     light = LightModel(lt, cam.centre_mm, shadows, hand_shadows)
     timings["setup"] = perf_counter() - start
@@ -544,7 +546,7 @@ def render(scene: Scene, camera: CameraSpec | Camera, seed: int = 0, quality: st
     timings["table"] = perf_counter() - start
     translucent: list[tuple[float, int, Face, Solid]] = []
     eye = cam.centre_mm
-    for solid in solids:
+    for solid in solids + props:
         _draw_solid(canvas, solid, light)
         for face in solid.faces:
             if face.alpha < 1.0:

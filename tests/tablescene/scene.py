@@ -26,6 +26,8 @@ __all__ = [
     "Hand",
     "Lighting",
     "Scene",
+    "Prop",
+    "PROP_KINDS",
     "DIE_OPPOSITE",
 ]
 
@@ -188,6 +190,33 @@ class Hand:
             raise ValueError(f"hand pose must be flat, point or pinch, not {self.pose!r}")
 
 
+#: Everyday things that lie on a game table (distractors for the vision): sizes in mm (width, length, height).
+PROP_KINDS: dict[str, tuple[float, float, float]] = {
+    "phone": (72.0, 150.0, 8.0),
+    "notepad": (105.0, 148.0, 4.0),
+    "pencil": (7.0, 175.0, 7.0),
+    "mug": (82.0, 82.0, 95.0),
+    "box": (80.0, 115.0, 45.0),
+}
+
+
+@dataclass(frozen=True)
+class Prop:
+    """Something else on the table: "phone", "notepad", "pencil", "mug" or "box" (a piecepack's box), centred at
+    (x_mm, y_mm), turned by ``angle_deg``; ``color`` (BGR) overrides its usual colour. Props are not pieces:
+    they have no truth entry but their pixels are labelled PROP_ID (-3) and they cast shadows."""
+
+    kind: str
+    x_mm: float
+    y_mm: float
+    angle_deg: float = 0.0
+    color: tuple[int, int, int] | None = None
+
+    def __post_init__(self):
+        if self.kind not in PROP_KINDS:
+            raise ValueError(f"unknown prop {self.kind!r}: use one of {', '.join(PROP_KINDS)}")
+
+
 SKIN_TONES: tuple[tuple[int, int, int], ...] = (
     (150, 175, 225),
     (125, 155, 205),
@@ -259,7 +288,8 @@ class Scene:
 
     ``table``: "wood", "dark-wood", "felt", "cloth", "tablecloth" or "laminate" (``table_variant`` picks its
     colour). ``sheet``: the calibration sheet's paper ("a4", "letter", "a3") lying at the origin, or None.
-    ``edition``: the piecepack edition of pieces that do not name their own.
+    ``edition``: the piecepack edition of pieces that do not name their own. ``props``: other things on the
+    table (:class:`Prop`).
     """
 
     pieces: tuple = ()
@@ -269,10 +299,12 @@ class Scene:
     edition: str = "default"
     hands: tuple = ()
     lighting: Lighting = field(default_factory=Lighting)
+    props: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "pieces", tuple(self.pieces))
         object.__setattr__(self, "hands", tuple(self.hands))
+        object.__setattr__(self, "props", tuple(self.props))
 
     def but(self, **changes) -> Scene:
         return replace(self, **changes)

@@ -77,7 +77,7 @@ def _rounded(value, digits: int = 3):
 @dataclass
 class RenderResult:
     """A rendered frame and its truth. ``image`` is BGR uint8. ``labels`` (int16, image-sized) holds per pixel
-    the index of the piece seen there, -1 for table/sheet, -2 for a hand. ``homography`` maps table mm
+    the index of the piece seen there, -1 for table/sheet, -2 for a hand, -3 for a prop. ``homography`` maps table mm
     (height 0) to UNDISTORTED pixels; with k1 = k2 = 0 those are the image's pixels. Use :meth:`project` for
     exact pixels of any table point at any height."""
 
