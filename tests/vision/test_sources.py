@@ -6,7 +6,11 @@ The Raspberry Pi camera is the one piece of hardware this machine lacks: its tes
 
 from __future__ import annotations
 
+import functools
+import http.server
+import socketserver
 import sys
+import threading
 import time
 import types
 
@@ -209,6 +213,37 @@ def test_camera_device_path_and_stream_are_live_sources():
         open_source("rtsp://127.0.0.1:9/table", timeout_s=1.0)  # nothing listens on the discard port
     assert time.monotonic() - started < 10.0 and "\n" not in str(info.value)
     assert CameraSource.live and PiCameraSource.live and not VideoFileSource.live
+
+
+def test_a_live_stream_that_stops_is_lost_after_retries_and_can_be_reopened(tmp_path):
+    """A real OpenCV network capture: a video served over HTTP on this machine. When it runs out, the live
+    source retries, then raises CameraLost; reopen() starts it again and frame numbers go on."""
+    write_video(tmp_path / "clip.avi", "MJPG", count=4)
+
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    server = socketserver.TCPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(tmp_path)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/clip.avi"
+        source = open_source(url, read_retries=3, retry_delay_s=0.01, timeout_s=2.0)
+        assert isinstance(source, CameraSource) and source.live and source.resolution == (64, 48)
+        frames = [source.read() for _ in range(4)]
+        assert [number_of(f.image) for f in frames] == [0, 1, 2, 3]
+        assert all(b.time_s >= a.time_s for a, b in zip(frames, frames[1:], strict=False))
+        with pytest.raises(CameraLost, match="3 reads failed") as info:
+            source.read()
+        assert "\n" not in str(info.value)
+        source.reopen()
+        again = source.read()
+        assert again.index == 4 and number_of(again.image) == 0
+        source.close()
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 # ------------------------------------------------------------------------------------------------------------
