@@ -120,7 +120,7 @@ class StillnessState:
     ``hand_boxes``: every arm-like region in view (blocking or not), frame pixels. ``light_ratio``:
     brightness now / in the stable frame. ``shift_px``: how far the view's centre moved (dx, dy, full-frame
     pixels) since the stable frame, measured when the table settles (None otherwise). ``event``: None,
-    ``"light-changed"``, ``"camera-moved"`` or ``"dropout"``.
+    ``"light-changed"``, ``"camera-moved"`` or ``"dropout"`` (then ``motion_fraction`` is 1.0: unknown).
     """
 
     still: bool
