@@ -309,3 +309,28 @@ def test_props_are_labelled_and_hide_what_stands_behind_them():
     assert coin.occluded_fraction > 0.5 and coin.hidden and coin.hand_fraction == 0.0
     assert tile.visible_fraction > 0.95
     assert (result.labels == PROP_ID).sum() > 3000
+
+
+def test_frames_are_identical_across_processes():
+    """Nothing depends on per-process state (str hashes, dict order): a fresh interpreter with another hash
+    seed renders the very same pixels."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import hashlib, sys\n"
+        "from tablescene import *\n"
+        "scene = Scene(pieces=[TilePiece('moons', 4, 'face', 120, 150, 7), CoinPiece('arms', 0, 'suit', 200, 150),\n"
+        "                      PawnPiece('crowns', 160, 200)], edition='hand-made', table='cloth',\n"
+        "              hands=[Hand(220, 220, -30, 12.0)], props=[Prop('pencil', 120, 230, 80)])\n"
+        "camera = CameraSpec(resolution=(320, 240), focal_px=300.0, distance_mm=450.0, target_mm=(160, 180))\n"
+        "print(hashlib.sha1(render(scene, camera, seed=3).image.tobytes()).hexdigest())\n"
+    )
+    tests_dir = str(Path(__file__).resolve().parent)
+    env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=os.pathsep.join([tests_dir, str(Path(tests_dir).parent)]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    namespace: dict = {}
+    exec(code.replace("print(", "digest = ("), namespace)
+    assert len(out.strip()) == 40 and out.strip() == namespace["digest"]

@@ -8,6 +8,7 @@ TrueType through Pillow.
 
 from __future__ import annotations
 
+import zlib
 from functools import lru_cache
 
 import cv2
@@ -321,7 +322,8 @@ def _to_bgra(img: np.ndarray, alpha: np.ndarray | None = None) -> np.ndarray:
 
 
 def _key_rng(*parts) -> np.random.Generator:
-    seed = [hash(str(p)) % (2**31) for p in parts]
+    # zlib.crc32, not hash(): str hashes change from process to process (PYTHONHASHSEED)
+    seed = [zlib.crc32(str(p).encode()) for p in parts]
     return np.random.default_rng(seed)
 
 
