@@ -28,6 +28,12 @@ from vision.figure_models import FigureModel, convex_iou, place, silhouettes_mm
 
 __all__ = ["CoarseFit", "EdgeFit", "coarse_pose", "polish_pose", "refine_pose", "project_model"]
 
+# The outline as it appears can lie a little outside or inside the solid's true outline, evenly all round:
+# blur with a threshold-free edge detector does not move it, but translucent rims, bevels, and renderers that
+# fill a polygon's boundary pixels do. The fit estimates that even offset (``grow``, pixels) as a nuisance
+# parameter: it changes neither the centre nor the angle, and keeps such edges counted as support.
+_MAX_GROW_PX = 1.5
+
 
 @dataclass(frozen=True)
 class CoarseFit:
@@ -45,6 +51,7 @@ class EdgeFit:
     samples: int
     outline_px: np.ndarray  # (k, 2) fitted silhouette in frame pixels
     converged: bool
+    grow_px: float = 0.0  # how far the outline seen lies outside the model's (see _MAX_GROW_PX)
 
 
 # ----------------------------------------------------------------------------------------------------- coarse
@@ -111,19 +118,27 @@ def _outline_edges(pixels: np.ndarray) -> list[tuple[int, int]]:
     return [(int(hull[i]), int(hull[(i + 1) % len(hull)])) for i in range(len(hull))]
 
 
-def _outline_samples(model: FigureModel, pose, base_h: float, pixels: np.ndarray, spacing_px: float):
-    """3-D points spread along the silhouette's edges (table x, y, h), and which edge each belongs to."""
+def _edge_samples(model: FigureModel, pose, base_h: float, pixels: np.ndarray, spacing_px: float,
+                  camera_mm: np.ndarray | None, with_creases: bool = True):
+    """3-D points spread along the silhouette's edges and the creases seen inside it (table x, y, h), which edge
+    each belongs to, the edges' end points, and whether each edge is an inner crease."""
     pts = place(model.points, *pose, base_h)
-    xyh, owner, ends = [], [], []
-    for k, (a, b) in enumerate(_outline_edges(pixels)):
+    edges = [(a, b, False) for a, b in _outline_edges(pixels)]
+    if with_creases:
+        edges += [(a, b, True) for a, b in model.visible_inner_edges(pts, camera_mm)]
+    xyh, owner, ends, inner = [], [], [], []
+    for a, b, is_inner in edges:
         length = float(np.linalg.norm(pixels[b] - pixels[a]))
+        if is_inner and length < 4.0:
+            continue  # a crease seen end-on says nothing
         n = max(2, int(length / spacing_px))
         # stay off the corners: there two edges meet and the profile mixes both
-        t = 0.08 + 0.84 * (np.arange(n) + 0.5) / n
+        t = 0.1 + 0.8 * (np.arange(n) + 0.5) / n
         xyh.append(pts[a][None] * (1 - t[:, None]) + pts[b][None] * t[:, None])
-        owner.append(np.full(n, k))
+        owner.append(np.full(n, len(ends)))
         ends.append((a, b))
-    return np.vstack(xyh), np.concatenate(owner), ends
+        inner.append(is_inner)
+    return np.vstack(xyh), np.concatenate(owner), ends, np.array(inner, bool)
 
 
 def _project_with_derivatives(calibration: Calibration, xyh: np.ndarray, pose) -> tuple[np.ndarray, np.ndarray]:
@@ -145,11 +160,14 @@ def _project_with_derivatives(calibration: Calibration, xyh: np.ndarray, pose) -
 
 
 def _edge_offsets(image: np.ndarray, points: np.ndarray, normals: np.ndarray, contrast: np.ndarray | None,
-                  reach_px: float, step_px: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
+                  reach_px: float, step_px: float = 0.25, outside: np.ndarray | None = None,
+                  tolerance: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For each point, the signed offset (pixels, along its outward normal) of the strongest colour step within
     ``reach_px``, and that step's strength (colour difference per pixel). With ``contrast`` (n, 3: the expected
     outside-minus-inside colour direction, unit vectors) only steps of that polarity count, so the neighbour's
-    edge a pixel away across a narrow gap (which steps the other way) is not taken for the piece's own."""
+    edge a pixel away across a narrow gap (which steps the other way) is not taken for the piece's own. With
+    ``outside`` (n, 3: the table's colour there), a step counts fully only where what lies just beyond it looks
+    like the table (within ``tolerance``): creases inside the piece and a neighbour's edges count less."""
     d = np.arange(-reach_px - 1.0, reach_px + 1.0 + 1e-9, step_px, dtype=np.float32)
     xs = (points[:, 0:1] + normals[:, 0:1] * d[None]).astype(np.float32)
     ys = (points[:, 1:2] + normals[:, 1:2] * d[None]).astype(np.float32)
@@ -161,6 +179,12 @@ def _edge_offsets(image: np.ndarray, points: np.ndarray, normals: np.ndarray, co
     else:
         strength = np.einsum("nmc,nc->nm", diff, contrast.astype(np.float32))
     centres = d[lag:-lag]
+    if outside is not None:
+        beyond = prof[:, 2 * lag :, :]  # the colour one step past each candidate position
+        miss = np.linalg.norm(beyond - outside[:, None, :].astype(np.float32), axis=2)
+        tol = np.maximum(tolerance if tolerance is not None else 25.0, 12.0)
+        like = np.exp(-((miss / np.asarray(tol, np.float32).reshape(-1, 1)) ** 2))
+        strength = strength * (0.35 + 0.65 * like)
     inside = np.abs(centres) <= reach_px + 1e-6
     strength_in = np.where(inside[None], strength, -1e9)
     k = np.argmax(strength_in, axis=1)
@@ -191,19 +215,23 @@ def _inside_colour(image: np.ndarray, hull_px: np.ndarray) -> np.ndarray:
 
 
 def refine_pose(image: np.ndarray, calibration: Calibration, model: FigureModel, pose, base_h: float = 0.0,
-                iterations: int = 6, reach_px: float = 3.0, spacing_px: float = 1.5, min_strength: float = 10.0,
-                fixed_angle: bool = False, background=None) -> EdgeFit:
+                iterations: int = 7, reach_px: float = 6.0, spacing_px: float = 1.5, min_strength: float = 10.0,
+                fixed_angle: bool = False, background=None, inner_weight: float = 0.0) -> EdgeFit:
     """Sub-pixel pose from the silhouette edges in ``image`` (float32 BGR, lightly smoothed). See the module
     docstring. ``min_strength``: the colour step per pixel (0-255 units, as a vector) below which a sample has
     no edge. ``background``: a function from frame pixels (n, 2) to the table's colour there without pieces
     (n, 3): the outside colour for the polarity test (default: the colour just beyond the search window)."""
     pose = np.array(pose, dtype=np.float64)
     n_params = 2 if fixed_angle else 3
+    camera_mm = calibration.camera_position_mm()
+    grow = 0.0
     converged = False
     reach = reach_px
     for it in range(iterations + 1):
         pixels = project_model(calibration, model, pose, base_h)
-        xyh, owner, ends = _outline_samples(model, pose, base_h, pixels, spacing_px)
+        xyh, owner, ends, inner_edge = _edge_samples(model, pose, base_h, pixels, spacing_px, camera_mm,
+                                                           inner_weight > 0)
+        crease = inner_edge[owner]
         pts, deriv = _project_with_derivatives(calibration, xyh, pose)
         a = pixels[[e[0] for e in ends]]
         b = pixels[[e[1] for e in ends]]
@@ -224,29 +252,40 @@ def refine_pose(image: np.ndarray, calibration: Calibration, model: FigureModel,
                                 cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3)
         contrast = outside - inside
         contrast_norm = np.linalg.norm(contrast, axis=1, keepdims=True)
-        weak = contrast_norm[:, 0] < 8.0  # no expected polarity: fall back to the unsigned step
+        weak = (contrast_norm[:, 0] < 8.0) | crease  # no expected polarity: the unsigned step
         unit = contrast / np.maximum(contrast_norm, 1e-6)
-        offsets, strength = _edge_offsets(image, pts, normals, unit, reach)
+        outline = ~crease
+        # search about the outline as it appears: the model's outline moved out by the fitted ``grow``
+        centres = pts + normals * np.where(outline, grow, 0.0)[:, None]
+        offsets, strength = _edge_offsets(image, centres, normals, unit, reach, outside=outside if
+                                          background is not None else None, tolerance=0.4 * contrast_norm[:, 0])
         if weak.any():
-            off_u, str_u = _edge_offsets(image, pts[weak], normals[weak], None, reach)
+            off_u, str_u = _edge_offsets(image, centres[weak], normals[weak], None, reach)
             offsets[weak], strength[weak] = off_u, str_u
         jac = np.einsum("nj,njk->nk", normals, deriv)[:, :n_params]
+        jac = np.column_stack([jac, outline.astype(np.float64)])
         good = strength >= min_strength
-        count = len(offsets)
-        inl = good & (np.abs(offsets) < 1.0)
-        support = float(inl.mean()) if count else 0.0
+        count = int(outline.sum())
+        inl = good & (np.abs(offsets) < 1.0) & outline
+        support = float(inl.sum() / count) if count else 0.0
         rms = float(np.sqrt(np.mean(offsets[inl] ** 2))) if inl.any() else float("inf")
         if it == iterations or converged:
             break
         c = max(1.0, reach * 0.6)
         u = offsets / c
-        w = np.where((np.abs(u) < 1) & good, (1 - u**2) ** 2, 0.0)
+        w = np.where((np.abs(u) < 1) & good, (1 - u**2) ** 2, 0.0) * np.where(crease, inner_weight, 1.0)
         if w.sum() < n_params * 3:
             break
         wj = jac * w[:, None]
-        step = np.linalg.solve(jac.T @ wj + 1e-6 * np.eye(n_params), wj.T @ offsets)
-        pose[:n_params] += step
+        # a weak prior keeps ``grow`` near 0 when few edges are seen
+        prior = np.zeros((n_params + 1, n_params + 1))
+        prior[-1, -1] = 0.05 * w.sum()
+        rhs = wj.T @ offsets
+        rhs[-1] -= prior[-1, -1] * grow
+        step = np.linalg.solve(jac.T @ wj + prior + 1e-6 * np.eye(n_params + 1), rhs)
+        pose[:n_params] += step[:n_params]
+        grow = float(np.clip(grow + step[-1], -_MAX_GROW_PX, _MAX_GROW_PX))
         reach = max(1.5, reach * 0.7)
-        if np.all(np.abs(step) < (0.005, 0.005, 0.02)[:n_params]) and it >= 1:
+        if np.all(np.abs(step[:n_params]) < (0.005, 0.005, 0.02)[:n_params]) and it >= 1:
             converged = True
-    return EdgeFit((float(pose[0]), float(pose[1]), float(pose[2])), support, rms, count, hull, converged)
+    return EdgeFit((float(pose[0]), float(pose[1]), float(pose[2])), support, rms, count, hull, converged, grow)

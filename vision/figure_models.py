@@ -48,6 +48,29 @@ class FigureModel:
     edges: tuple[tuple[int, int], ...] = ()
     base_polygon: np.ndarray | None = None  # (k, 2) local footprint outline on the surface it stands on
     symmetry_deg: float = 360.0  # poses differing by this angle look the same (90 for a square base)
+    faces: tuple[tuple[int, ...], ...] = ()  # planar faces (point indices) of a polyhedron; () for a pawn
+
+    def visible_inner_edges(self, placed_xyh: np.ndarray, camera_mm: np.ndarray | None) -> list[tuple[int, int]]:
+        """Edges between two faces that both face the camera (creases seen inside the outline), for points
+        ``placed_xyh`` (the model placed on the table, (n, 3) x, y, h)."""
+        if not self.faces:
+            return []
+        centroid = placed_xyh.mean(axis=0)
+        front = []
+        for face in self.faces:
+            v = placed_xyh[list(face)]
+            n = np.cross(v[1] - v[0], v[2] - v[0])
+            mid = v.mean(axis=0)
+            if n @ (mid - centroid) < 0:
+                n = -n
+            view = (np.asarray(camera_mm, np.float64) - mid) if camera_mm is not None else np.array([0.0, 0.0, 1.0])
+            front.append(float(n @ view) > 1e-9)
+        owners: dict[tuple[int, int], list[int]] = {}
+        for k, face in enumerate(self.faces):
+            for i in range(len(face)):
+                a, b = face[i], face[(i + 1) % len(face)]
+                owners.setdefault((min(a, b), max(a, b)), []).append(k)
+        return [e for e, fs in owners.items() if len(fs) == 2 and front[fs[0]] and front[fs[1]]]
 
 
 def rotation(angle_deg: float) -> np.ndarray:
@@ -128,8 +151,9 @@ def pyramid_model(size: PyramidSize, pose: str) -> FigureModel:
     half = b / 2
     pts = np.vstack([_square(half, 0.0), [(0.0, 0.0, height)]])
     edges = ((0, 1), (1, 2), (2, 3), (3, 0), (0, 4), (1, 4), (2, 4), (3, 4))
+    faces = ((0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4), (3, 2, 1, 0))
     if pose == "upright":
-        return FigureModel(f"pyramid-{size.value}-upright", pts, edges, pts[:4, :2].copy(), 90.0)
+        return FigureModel(f"pyramid-{size.value}-upright", pts, edges, pts[:4, :2].copy(), 90.0, faces)
     if pose != "flat":
         raise ValueError(f"pyramid pose must be upright or flat, not {pose!r}")
     # Tip it over its -v base edge until the -v face lies on the table: turn about the u axis through
@@ -146,7 +170,7 @@ def pyramid_model(size: PyramidSize, pose: str) -> FigureModel:
     tipped[:, :2] -= centre
     base = tipped[np.abs(tipped[:, 2]) < 1e-6, :2]
     base = cv2.convexHull(base.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-    return FigureModel(f"pyramid-{size.value}-flat", tipped, edges, base, 360.0)
+    return FigureModel(f"pyramid-{size.value}-flat", tipped, edges, base, 360.0, faces)
 
 
 def die_model(side_mm: float = DIE_MM) -> FigureModel:
@@ -154,7 +178,8 @@ def die_model(side_mm: float = DIE_MM) -> FigureModel:
     half = side_mm / 2
     pts = np.vstack([_square(half, 0.0), _square(half, side_mm)])
     edges = ((4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7), (0, 1), (1, 2), (2, 3), (3, 0))
-    return FigureModel("die", pts, edges, pts[:4, :2].copy(), 90.0)
+    faces = ((0, 1, 2, 3), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7))
+    return FigureModel("die", pts, edges, pts[:4, :2].copy(), 90.0, faces)
 
 
 #: (radius, height) rings of the default edition's peg pawn (28 mm: a domed foot, a cone, a collar, a ball).

@@ -38,6 +38,7 @@ _MIN_SUPPORT = 0.5  # share of the outline that must sit on edges for a confiden
 _SPLIT_IOU = 0.68  # below this overlap no single model explains a blob: try cutting it
 _OBSTRUCTION_MM2 = 3000.0  # a blob bigger than any group of figures: a hand, an arm, a box
 _NEAR_MM = 2.5
+_NOISE_SUPPORT = 0.3  # below this (and nothing in front of it) a blob is not reported at all
 
 
 @dataclass
@@ -229,7 +230,14 @@ def _explain(search: FigureSearch, blob: Blob, depth: int) -> list[DetectedPiece
                 return out
     if best.coarse.iou < 0.45:
         return []  # nothing like a figure (a scrap of shadow, a printed mark)
-    return [_report(search, blob, best, cands[1:])]
+    piece = _report(search, blob, best, cands[1:])
+    if piece.uncertain and not _near_obstruction(search, blob.hull_mm):
+        # Poorly outlined and colourless, or hardly outlined at all, with nothing in front of it: a streak of
+        # wood grain, a glint or a printed mark rather than a piece.
+        colourless = piece.color in ("white", "clear") or piece.kind is not Kind.PYRAMID and piece.suit is None
+        if best.fit.support < _NOISE_SUPPORT or (colourless and best.fit.support < _MIN_SUPPORT):
+            return []
+    return [piece]
 
 
 # ----------------------------------------------------------------------------------------------------- reporting

@@ -125,7 +125,7 @@ def table_view(image_bgr: np.ndarray, calibration: Calibration, rectified: Any =
     return view
 
 
-def foreground(view: TableView, background_mm: float = 70.0, chroma_min: float = 0.035,
+def foreground(view: TableView, background_mm: float = 70.0, chroma_min: float = 0.07,
                darker_log: float = -0.75, brighter_log: float = 0.12, sheet: SheetLayout | None = None) -> TableView:
     """Fill ``view.background``, ``chroma``, ``light`` and ``mask`` (see the module docstring).
 
