@@ -582,13 +582,22 @@ def solve(state: State) -> BarrelSolution:
 # ------------------------------------------------------------------------------------------------ explain
 
 
-def explain(before: State, after: State, max_moves: int = 3) -> Explanation:
-    """The legal tip(s) (or start) that turn ``before`` into ``after``, or why none does."""
+def explain(before: State, after: State, max_moves: int = 3, observed: bool = False) -> Explanation:
+    """The legal tip(s) (or start) that turn ``before`` into ``after``, or why none does.
+
+    With ``observed=True`` only what a camera looking down sees is compared: the die's coin and the face on
+    top (its side faces may be hidden or unread).
+    """
     if before.grid != after.grid:
         return Explanation(reason="the barrels changed: coins may not move during Roll Out the Barrels")
     if before.arrangement != after.arrangement:
         return Explanation(reason="the two positions use different dice")
-    moves = search_moves(before, after, State.successors, max_moves)
+
+    def seen(s: State) -> tuple[int | None, int | None]:
+        return s.cell, None if s.die is None else s.die.top
+
+    same = (lambda a, b: seen(a) == seen(b)) if observed else None
+    moves = search_moves(before, after, State.successors, max_moves, same=same)
     if moves is not None:
         return Explanation(moves=tuple(moves))
     if after.cell == START and after.die is not None and before.cell is not None:
@@ -596,5 +605,5 @@ def explain(before: State, after: State, max_moves: int = 3) -> Explanation:
                                   "attempt), not a tip")
     if after.cell is None:
         return Explanation(reason="the die left the maze: a retry starts a new attempt")
-    where = "" if after.cell is None else f" to {cell_name(after.cell)} ({after.die})"
-    return Explanation(reason=f"no legal tip sequence of up to {max_moves} tips brings the die{where}")
+    return Explanation(reason=f"no legal sequence of up to {max_moves} tips brings the die to "
+                              f"{cell_name(after.cell)} ({after.die})")

@@ -396,4 +396,11 @@ def test_explain_says_why_when_no_tip_fits():
     moved = State.new([MAZE[5], *MAZE[:5]])
     assert "barrels changed" in explain(start, moved.apply(Move.start(COUNTER.reference))).reason
     assert explain(start, start).unchanged
+    # the camera sees the die's coin and top face only
+    tipped = start.apply("tip east")
+    top_only = State.from_layout(MAZE, "b6", next(d for d in COUNTER.orientations()
+                                                 if d.top == tipped.die.top and d != tipped.die))
+    assert not explain(start, top_only).legal
+    assert explain(start, top_only, observed=True).moves == (Move.tip("east"),)
+    assert "retry" in explain(tipped, State.from_layout(MAZE, "a6", COUNTER.orient(4, 5))).reason
     assert cell_name(EXIT) == "d1" and cell_name(START) == "a6"
