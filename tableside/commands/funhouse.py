@@ -125,9 +125,10 @@ class Session:
         self.say(f"legal moves ({len(moves)}):")
         groups = [(i, i, str(m)) for i, m in enumerate(moves)] if everything else _grouped(self.fh.state, moves)
         limit = len(groups) if everything else self.list_limit
-        for first, last, label in groups[:limit]:
-            numbers = f"{first + 1}" if first == last else f"{first + 1}-{last + 1}"
-            self.say(f"  {numbers:>7}. {label}")
+        numbers = [f"{first + 1}" if first == last else f"{first + 1}-{last + 1}" for first, last, _ in groups[:limit]]
+        width = max(len(n) for n in numbers)
+        for number, (_, _, label) in zip(numbers, groups[:limit], strict=True):
+            self.say(f"  {number:>{width}}. {label}")
         if len(groups) > limit:
             self.say(f"  ... and {len(moves) - groups[limit][0]} more: 'moves' lists them all")
 
@@ -200,8 +201,8 @@ class Session:
                 continue
             break
         done = [log for log in self.fh.rooms if log.finished]
-        self.say(f"{done[-1].title} scores {done[-1].score}; the {len(done)} room{'s' if len(done) > 1 else ''} "
-                 f"finished so far total {sum(log.score for log in done)}.")
+        self.say(f"{done[-1].title} scores {done[-1].score} (rooms finished: {len(done)}, total "
+                 f"{sum(log.score for log in done)}).")
         if self.save_path:
             self.save()
         if not self.fh.is_over():
