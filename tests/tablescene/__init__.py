@@ -5,6 +5,7 @@ quality give the same image bit for bit.
 
 Quick start::
 
+    import numpy as np
     from tablescene import *
     pieces = easy_slider_layout(easy_slider_board(rng=1), rng=1)
     scene = Scene(pieces=pieces, table="wood", sheet="a3", hands=[Hand(150, 200, angle_deg=-10)],
@@ -31,8 +32,9 @@ Scene contents (:mod:`tablescene.scene`):
   lie on a side with the apex toward ``angle_deg``.
   Pieces later in the list rest on earlier ones under their centre (coins on tiles, dice on coins).
   ``Hand(x_mm, y_mm, angle_deg, h_mm, pose="flat"|"point"|"pinch", skin, sleeve, motion_px)`` fingertips at (x, y).
-  ``Lighting(lamp_mm, lamp_radius_mm, ambient, direct, glare, white_balance, exposure, vignetting, noise, blur_px,
-  jpeg_quality, gradient)`` or ``Lighting.random(rng)``.
+  ``Lighting(lamp_mm, lamp_radius_mm, ambient, direct, shadow_strength, glare, white_balance, exposure, vignetting,
+  noise, blur_px, jpeg_quality, gradient, chromatic_px, shake_px)`` or ``Lighting.random(rng)`` (the room's light
+  and what the camera does to it).
   ``Prop(kind="phone"|"notepad"|"pencil"|"mug"|"box", x_mm, y_mm, angle_deg, color)``: distractors (no truth entry,
   pixels labelled PROP_ID = -3, they cast shadows).
   ``Scene(pieces, table="wood"|"dark-wood"|"felt"|"cloth"|"tablecloth"|"laminate", table_variant, sheet="a4"|"a3"|
@@ -54,7 +56,9 @@ Sequences (:mod:`tablescene.video`): ``plan_moves(scene, [Slide(piece_index, to_
 video_path=...)`` -> per-frame truth; ``write_video`` / ``read_video`` (.mp4 'mp4v' or .avi 'MJPG').
 
 render(scene, camera, seed=0, quality="draft"|"normal"|"high") -> RenderResult (:mod:`tablescene.render`):
-"normal" supersamples 2x (1x above 2400 px wide), "draft" not at all, "high" 3x (2x).
+"normal" supersamples 2x (1x above 2400 px wide), "draft" not at all, "high" 3x (2x). A 1640x1232 "normal" frame
+takes about 0.9 CPU seconds (plus ~1 s once per process for textures and the lens map); 320x240 draft frames
+are a few hundredths of a second for quick tests. ``result.timings`` has the cumulative time of each stage.
 """
 
 from .camera import PI_RESOLUTIONS, Camera, CameraSpec

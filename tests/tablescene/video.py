@@ -204,11 +204,11 @@ def render_plan(
     seed: int = 0,
     quality: str = "draft",
     video_path: str | Path | None = None,
-    exposure: float = 0.35,
+    exposure_s: float = 1 / 30,
     on_frame: Callable[[int, object], None] | None = None,
 ) -> list[list[PieceTruth]]:
-    """Render every frame of ``plan`` (frame i with seed ``seed + i``), hands motion-blurred over ``exposure``
-    of the frame interval; write them to ``video_path`` if given; return the per-frame truth.
+    """Render every frame of ``plan`` (frame i with seed ``seed + i``), moving hands motion-blurred over the
+    exposure time ``exposure_s``; write them to ``video_path`` if given; return the per-frame truth.
     ``on_frame(i, result)`` sees each RenderResult (e.g. to keep some images)."""
     cam = camera if isinstance(camera, Camera) else Camera.from_spec(camera)
     writer = None
@@ -221,7 +221,7 @@ def render_plan(
                 nxt = plan.frames[i + 1].hands[0] if i + 1 < len(plan.frames) and plan.frames[i + 1].hands else None
                 prv = plan.frames[i - 1].hands[0] if i > 0 and plan.frames[i - 1].hands else None
                 a, b = (scene.hands[0], nxt) if nxt is not None else (prv, scene.hands[0])
-                motion = _motion_px(cam, a, b, exposure)
+                motion = _motion_px(cam, a, b, min(1.0, exposure_s * plan.fps))
                 scene = scene.but(hands=tuple(
                     Hand(h.x_mm, h.y_mm, h.angle_deg, h.h_mm, h.pose, h.skin, h.scale, h.spread_deg, h.sleeve, motion)
                     for h in scene.hands))
