@@ -1,0 +1,443 @@
+"""The piece-set profile: what one piecepack edition looks like, learned by ``tableside teach``.
+
+A profile is a versioned JSON file (``set.json``). Its numeric models (classifier templates, die face crops)
+are stored inside the same file as a base64-encoded compressed ``.npz``, so one file is all a user keeps.
+Every problem with a file is a :class:`~calibration.errors.CalibrationError` whose one-line message says what
+to do (missing, not JSON, another kind of file, another version, damaged arrays).
+
+Why the feature functions live here and not in ``vision``: a profile's templates only mean something together
+with the exact way a crop is turned into a vector (:func:`tile_features`, :func:`coin_features`). Keeping the
+two in one module versions them together (``FEATURES``), and lets ``calibration.teach`` build templates
+without importing ``vision`` (imports flow tableside -> vision -> calibration).
+
+Crops (made by :mod:`vision.crops`) are BGR images of a piece's top face sampled through the calibration in
+the piece's own frame (its "up" toward the crop's top):
+
+* tiles: ``TILE_CROP_PX`` square covering ``TILE_CROP_MM`` (the face minus a thin margin, so a pose error of a
+  millimetre never brings the table into the crop);
+* coins: ``COIN_CROP_PX`` square covering ``COIN_CROP_MM`` (the disc and a thin ring of what it lies on).
+
+Features are von Kries colour ratios: each channel is divided by the crop's own median (the face's dominant
+colour) and logged. A change of light colour or exposure multiplies every channel of the crop by a constant,
+which cancels; what stays is the ink relative to the face it is printed on (red ink on white, white ink on a
+red face...), which is what tells suits and ranks apart in every edition. Vectors are zero-mean, unit-norm,
+so the dot product with a template is the normalised cross-correlation.
+
+Fields that other modules read (agreed with ``vision.figures``; all in :class:`PieceSetProfile`):
+
+* ``suit_colors``: suit -> BGR (0-255) of that suit's pawn as seen in the teach photo (``pawn_colors``), the
+  die colour where no pawn was seen; ``die_colors`` suit -> BGR of the die faces;
+  ``white_bgr``: the tile face / paper white of the teach photo under the same light, to compare colours
+  taken under another light (divide by the frame's white, multiply by this);
+* ``die_templates``: rank -> grey crop (uint8, top of the die up) of the die faces the teach photo showed,
+  ``rank_templates``: rank -> grey "ink" crop (uint8, 255 = ink) of the rank mark of the tiles (null's
+  included), usable to read die faces that the teach photo did not show;
+* ``pawn_height_mm``, ``pawn_base_mm``: the pawn size (nominal unless measured), ``pyramid_colors``: None
+  (pyramids are not taught);
+* ``tile_thickness_mm``, ``coin_thickness_mm``: nominal heights of the top faces (used for parallax).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import math
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.errors import CalibrationError
+from rules.pieces import COIN_MM, SUITS, TILE_MM, Suit
+
+__all__ = [
+    "PROFILE_VERSION",
+    "PROFILE_KIND",
+    "FEATURES",
+    "TILE_CROP_PX",
+    "TILE_CROP_MM",
+    "COIN_CROP_PX",
+    "COIN_CROP_MM",
+    "COIN_RINGS",
+    "COIN_ANGLES",
+    "ClassModel",
+    "PieceSetProfile",
+    "tile_features",
+    "coin_features",
+    "coin_polar",
+    "turned_tile_features",
+    "tile_scores",
+    "coin_correlations",
+    "load_profile",
+    "save_profile",
+    "default_profile",
+    "DEFAULT_PROFILE_PATH",
+]
+
+PROFILE_VERSION = 1
+PROFILE_KIND = "tableside-piece-set"
+FEATURES = "logratio-opponent-v1"  # the feature definition below; a profile with another one must be taught again
+
+TILE_CROP_PX = 40
+TILE_CROP_MM = TILE_MM - 3.0  # 1.5 mm margin each side
+COIN_CROP_PX = 44
+COIN_CROP_MM = 22.0
+COIN_RINGS = 10  # radial samples of the polar coin feature, between _COIN_R0 and _COIN_R1 mm
+COIN_ANGLES = 64  # angular samples (5.625 degrees apart): a coin's rotation is a circular shift
+_COIN_R0 = 0.6
+_COIN_R1 = 0.44 * COIN_MM  # inside the printed rim and the bevel
+
+DEFAULT_PROFILE_PATH = Path(__file__).with_name("data") / "default_profile.json"
+
+_LOG_LOW, _LOG_HIGH = -2.5, 1.2  # clip of log colour ratios: saturated glare or deep shadow stop counting
+_OFFSET = 6.0  # added before the log so that sensor noise in dark ink does not explode
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Features
+# ------------------------------------------------------------------------------------------------------------
+def _log_ratio(crops: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """(n, h, w, 3) BGR -> log(colour / the crop's median colour), clipped; float32."""
+    x = np.asarray(crops, dtype=np.float32) + _OFFSET
+    flat = x.reshape(len(x), -1, 3) if mask is None else x[:, mask, :]
+    ref = np.median(flat, axis=1)  # (n, 3)
+    out = np.log(x / ref[:, None, None, :])
+    return np.clip(out, _LOG_LOW, _LOG_HIGH, out=out)
+
+
+_OPPONENT = np.array(
+    [
+        [1 / 3, 1 / 3, 1 / 3],  # lightness
+        [0.0, -1.2, 1.2],  # red - green
+        [1.2, -0.6, -0.6],  # blue - yellow
+    ],
+    dtype=np.float32,
+).T  # BGR logs @ this -> (lightness, red-green, blue-yellow)
+
+
+def _opponent(logs: np.ndarray) -> np.ndarray:
+    """Log colour ratios (..., 3 BGR) -> lightness and two colour-difference channels. Black and red ink differ
+    only in the red log ratio; in these channels they differ in both colour channels (black has none), so
+    suits are told apart by colour as much as by darkness."""
+    return logs @ _OPPONENT
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    v = vectors - vectors.mean(axis=1, keepdims=True)
+    norm = np.linalg.norm(v, axis=1, keepdims=True)
+    return (v / np.maximum(norm, 1e-6)).astype(np.float32)
+
+
+def tile_features(crops: np.ndarray) -> np.ndarray:
+    """Tile crops (n, TILE_CROP_PX, TILE_CROP_PX, 3) -> (n, 3 * TILE_CROP_PX**2) unit vectors."""
+    crops = np.asarray(crops)
+    if crops.ndim == 3:
+        crops = crops[None]
+    return _normalise(_opponent(_log_ratio(crops)).reshape(len(crops), -1))
+
+
+@lru_cache(maxsize=4)
+def _polar_maps(size_px: int, crop_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """cv2.remap maps (COIN_RINGS, COIN_ANGLES) from a coin crop to polar samples, and the disc mask."""
+    p = size_px / crop_mm
+    centre = (size_px - 1) / 2.0
+    radii = np.linspace(_COIN_R0, _COIN_R1, COIN_RINGS) * p
+    # angle 0 = up (-y), clockwise: the convention of angle_deg
+    angles = np.arange(COIN_ANGLES) * (2 * math.pi / COIN_ANGLES)
+    map_x = (centre + radii[:, None] * np.sin(angles)[None, :]).astype(np.float32)
+    map_y = (centre - radii[:, None] * np.cos(angles)[None, :]).astype(np.float32)
+    yy, xx = np.mgrid[0:size_px, 0:size_px]
+    disc = np.hypot(xx - centre, yy - centre) <= _COIN_R1 * p
+    return map_x, map_y, disc
+
+
+def coin_polar(crops: np.ndarray) -> np.ndarray:
+    """Coin crops (n, COIN_CROP_PX, COIN_CROP_PX, 3) -> polar log-ratio images (n, 3, COIN_RINGS, COIN_ANGLES).
+
+    Ring ``r``, angle ``a`` samples the point ``a * 360 / COIN_ANGLES`` degrees clockwise from the crop's up.
+    """
+    crops = np.asarray(crops)
+    if crops.ndim == 3:
+        crops = crops[None]
+    size = crops.shape[1]
+    map_x, map_y, disc = _polar_maps(size, COIN_CROP_MM * size / COIN_CROP_PX)
+    logs = _opponent(_log_ratio(crops, disc))
+    out = np.empty((len(crops), 3, COIN_RINGS, COIN_ANGLES), np.float32)
+    for i, image in enumerate(logs):
+        polar = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        out[i] = np.moveaxis(polar, -1, 0)
+    return out
+
+
+@lru_cache(maxsize=2)
+def _quarter_turns(size: int) -> np.ndarray:
+    index = np.arange(size * size * 3).reshape(size, size, 3)
+    return np.stack([np.rot90(index, k, axes=(0, 1)).reshape(-1) for k in range(4)])
+
+
+def turned_tile_features(features: np.ndarray) -> np.ndarray:
+    """Tile feature vectors (n, d) -> (n, 4, d): the crop turned back by k quarter turns (k = 0..3).
+
+    A tile whose face is turned k quarter turns clockwise from the crop's up shows, after turn k, its
+    upright face; so ``scores[:, k, t]`` peaks at the face's turn."""
+    size = int(round(math.sqrt(features.shape[1] / 3)))
+    return features[:, _quarter_turns(size)]
+
+
+def tile_scores(features: np.ndarray, templates: np.ndarray) -> np.ndarray:
+    """(n, 4, t) correlations of tile features at each quarter turn with unit templates (t, d)."""
+    return turned_tile_features(features) @ templates.T
+
+
+def coin_correlations(features: np.ndarray, templates: np.ndarray) -> np.ndarray:
+    """(n, t, COIN_ANGLES) correlations of coin features (n, d) with templates (t, d) at every rotation:
+    entry ``[i, j, k]`` is the crop turned back by k steps against template j (a coin turned k steps
+    clockwise from the crop's up peaks at k)."""
+    a = np.fft.rfft(features.reshape(len(features), -1, COIN_ANGLES), axis=-1)
+    b = np.conj(np.fft.rfft(templates.reshape(len(templates), -1, COIN_ANGLES), axis=-1))
+    return np.fft.irfft(np.einsum("nrf,trf->ntf", a, b), n=COIN_ANGLES, axis=-1)
+
+
+def coin_features(crops: np.ndarray) -> np.ndarray:
+    """Coin crops -> (n, 3 * COIN_RINGS * COIN_ANGLES) unit vectors of the polar log-ratio image. Turning the
+    coin by ``k * 360 / COIN_ANGLES`` degrees rolls each ring's samples by ``k``."""
+    polar = coin_polar(crops)
+    return _normalise(polar.reshape(len(polar), -1))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Models
+# ------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClassModel:
+    """Templates of one kind of face (tile faces, coin value sides, ...) and how sure a match must be.
+
+    ``labels[i]`` names template ``templates[i]`` (unit vectors of the kind's features): ``(suit, rank)`` with
+    None where the side does not show it. A match is trusted when its correlation is at least ``min_score``
+    and beats the best other label by ``min_margin`` (both set by teach from augmented teach crops).
+    """
+
+    labels: tuple[tuple[Suit | None, int | None], ...]
+    templates: np.ndarray  # (n, d) float32
+    min_score: float
+    min_margin: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "labels": [[s.value if s else None, r] for s, r in self.labels],
+            "min_score": round(float(self.min_score), 4),
+            "min_margin": round(float(self.min_margin), 4),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], templates: np.ndarray) -> ClassModel:
+        labels = tuple((Suit(s) if s else None, None if r is None else int(r)) for s, r in data["labels"])
+        templates = np.asarray(templates, dtype=np.float32)
+        if templates.ndim != 2 or len(templates) != len(labels):
+            raise ValueError("templates do not match their labels")
+        return cls(labels, templates, float(data["min_score"]), float(data["min_margin"]))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class PieceSetProfile:
+    """One piecepack edition as the camera sees it (see the module docstring for the fields others read).
+
+    ``tile_faces`` (24 labels), ``tile_back`` (one label ``(None, None)``, or None when the backs were not
+    taught), ``coin_values`` (24 labels, or 6 with suit None when values are printed in black),
+    ``coin_suits`` (4 labels, rank None). ``taught`` records where it came from (image names, frame size,
+    camera scale), ``name`` is free text (the edition).
+    """
+
+    name: str
+    tile_faces: ClassModel
+    coin_values: ClassModel
+    coin_suits: ClassModel
+    tile_back: ClassModel | None = None
+    tile_thickness_mm: float = 3.0
+    coin_thickness_mm: float = 3.0
+    pawn_height_mm: float = 28.0
+    pawn_base_mm: float = 16.0
+    suit_colors: dict[Suit, tuple[int, int, int]] = field(default_factory=dict)
+    pawn_colors: dict[Suit, tuple[int, int, int]] = field(default_factory=dict)
+    die_colors: dict[Suit, tuple[int, int, int]] = field(default_factory=dict)
+    white_bgr: tuple[int, int, int] = (240, 240, 240)
+    die_templates: dict[int, np.ndarray] = field(default_factory=dict)
+    rank_templates: dict[int, np.ndarray] = field(default_factory=dict)
+    pyramid_colors: tuple[str, ...] | None = None
+    taught: dict[str, Any] = field(default_factory=dict)
+    created: str = field(default_factory=_now)
+
+    @property
+    def coin_values_show_suit(self) -> bool:
+        """True when a coin's value side is printed in its suit colour (so its suit can be read)."""
+        return any(s is not None for s, _ in self.coin_values.labels)
+
+    def but(self, **changes: Any) -> PieceSetProfile:
+        return replace(self, **changes)
+
+    # -- JSON -------------------------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        arrays: dict[str, np.ndarray] = {}
+        models: dict[str, Any] = {}
+        for key in ("tile_faces", "tile_back", "coin_values", "coin_suits"):
+            model: ClassModel | None = getattr(self, key)
+            if model is None:
+                models[key] = None
+                continue
+            models[key] = model.to_json()
+            arrays[key] = model.templates.astype(np.float16)
+        for rank, crop in self.die_templates.items():
+            arrays[f"die_{rank}"] = np.asarray(crop, np.uint8)
+        for rank, crop in self.rank_templates.items():
+            arrays[f"rank_{rank}"] = np.asarray(crop, np.uint8)
+
+        def colours(table: dict[Suit, tuple[int, int, int]]) -> dict[str, list[int]]:
+            return {s.value: [int(v) for v in table[s]] for s in SUITS if s in table}
+
+        return {
+            "version": PROFILE_VERSION,
+            "kind": PROFILE_KIND,
+            "name": self.name,
+            "features": FEATURES,
+            "created": self.created,
+            "taught": self.taught,
+            "tile": {"size_mm": TILE_MM, "thickness_mm": self.tile_thickness_mm},
+            "coin": {
+                "diameter_mm": COIN_MM,
+                "thickness_mm": self.coin_thickness_mm,
+                "values_show_suit": self.coin_values_show_suit,
+            },
+            "pawn": {"height_mm": self.pawn_height_mm, "base_mm": self.pawn_base_mm},
+            "suit_colors": colours(self.suit_colors),
+            "pawn_colors": colours(self.pawn_colors),
+            "die_colors": colours(self.die_colors),
+            "white_bgr": [int(v) for v in self.white_bgr],
+            "pyramid_colors": list(self.pyramid_colors) if self.pyramid_colors is not None else None,
+            "models": models,
+            "arrays": _pack(arrays),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PieceSetProfile:
+        """Build from the JSON dict; raises KeyError, ValueError or TypeError on missing or malformed fields."""
+        arrays = _unpack(data["arrays"])
+        models: dict[str, ClassModel | None] = {}
+        for key in ("tile_faces", "tile_back", "coin_values", "coin_suits"):
+            spec = data["models"].get(key)
+            models[key] = None if spec is None else ClassModel.from_json(spec, arrays[key])
+        for key in ("tile_faces", "coin_values", "coin_suits"):
+            if models[key] is None:
+                raise ValueError(f"no {key} model")
+
+        def colours(table: dict[str, Any] | None) -> dict[Suit, tuple[int, int, int]]:
+            return {Suit(k): tuple(int(c) for c in v) for k, v in (table or {}).items()}  # type: ignore[misc]
+
+        def crops(prefix: str) -> dict[int, np.ndarray]:
+            return {int(k[len(prefix) :]): v for k, v in arrays.items() if k.startswith(prefix)}
+
+        pyramids = data.get("pyramid_colors")
+        return cls(
+            name=str(data.get("name", "")),
+            tile_faces=models["tile_faces"],  # type: ignore[arg-type]
+            coin_values=models["coin_values"],  # type: ignore[arg-type]
+            coin_suits=models["coin_suits"],  # type: ignore[arg-type]
+            tile_back=models["tile_back"],
+            tile_thickness_mm=float(data["tile"]["thickness_mm"]),
+            coin_thickness_mm=float(data["coin"]["thickness_mm"]),
+            pawn_height_mm=float(data.get("pawn", {}).get("height_mm", 28.0)),
+            pawn_base_mm=float(data.get("pawn", {}).get("base_mm", 16.0)),
+            suit_colors=colours(data.get("suit_colors")),
+            pawn_colors=colours(data.get("pawn_colors")),
+            die_colors=colours(data.get("die_colors")),
+            white_bgr=tuple(int(v) for v in data.get("white_bgr", (240, 240, 240))),  # type: ignore[arg-type]
+            die_templates=crops("die_"),
+            rank_templates=crops("rank_"),
+            pyramid_colors=tuple(pyramids) if pyramids is not None else None,
+            taught=dict(data.get("taught", {})),
+            created=str(data.get("created", "")),
+        )
+
+
+def _pack(arrays: dict[str, np.ndarray]) -> str:
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _unpack(text: str) -> dict[str, np.ndarray]:
+    raw = base64.b64decode(text.encode("ascii"), validate=True)
+    with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
+        return {k: npz[k] for k in npz.files}
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Files
+# ------------------------------------------------------------------------------------------------------------
+_REDO = "teach the set again (tableside teach PHOTOS... --out set.json)"
+
+
+def save_profile(profile: PieceSetProfile, path: str | Path) -> Path:
+    """Write ``profile`` as JSON, atomically (a failed write leaves no half file)."""
+    from calibration.calibration_file import write_atomic
+
+    text = json.dumps(profile.to_json(), indent=1) + "\n"
+    return write_atomic(path, text.encode("utf-8"))
+
+
+def load_profile(path: str | Path) -> PieceSetProfile:
+    """Read a piece-set profile; CalibrationError with a one-line message for any problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CalibrationError(f"profile {path.name} not found ({path}): {_REDO}") from None
+    except IsADirectoryError:
+        raise CalibrationError(f"{path} is a folder, not a piece-set profile") from None
+    except UnicodeDecodeError:
+        raise CalibrationError(f"{path.name} is not a piece-set profile (not text): {_REDO}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise CalibrationError(f"{path.name} is not a piece-set profile (bad JSON at line {err.lineno})") from None
+    if not isinstance(data, dict) or data.get("kind") != PROFILE_KIND:
+        what = data.get("kind") if isinstance(data, dict) else None
+        hint = (
+            " (a calibration file? give it with --calibration)"
+            if isinstance(data, dict) and "homography" in data
+            else ""
+        )
+        raise CalibrationError(
+            f"{path.name} is not a piece-set profile (kind {what!r}){hint}: "
+            "give the set.json written by tableside teach"
+        )
+    version = data.get("version")
+    if version != PROFILE_VERSION:
+        raise CalibrationError(
+            f"{path.name} is a version {version} piece-set profile; this tableside reads version {PROFILE_VERSION}: "
+            + _REDO
+        )
+    if data.get("features") != FEATURES:
+        raise CalibrationError(f"{path.name} was taught with other features ({data.get('features')!r}): {_REDO}")
+    try:
+        return PieceSetProfile.from_json(data)
+    except (KeyError, ValueError, TypeError, IndexError, OSError) as err:
+        detail = f"no {err.args[0]!r}" if isinstance(err, KeyError) else (str(err).splitlines() or ["bad"])[0]
+        raise CalibrationError(f"{path.name} is a damaged piece-set profile ({detail}): {_REDO}") from None
+
+
+def default_profile() -> PieceSetProfile:
+    """The built-in profile of the default edition (made by tests/make_default_profile.py)."""
+    if not DEFAULT_PROFILE_PATH.exists():
+        raise CalibrationError(
+            "the built-in piece-set profile is missing: reinstall tableside or give --profile set.json"
+        )
+    return load_profile(DEFAULT_PROFILE_PATH)

@@ -1,0 +1,661 @@
+"""Teaching tableside a piece set: from the pieces found in photos of the teach layout to a profile.
+
+The teach layout (see docs/teach-layout.jpg), blocks from top to bottom:
+
+* T: the 24 tiles face up, 4 rows (suns, moons, crowns, arms) x 6 columns (null, ace, 2, 3, 4, 5);
+* V: the 24 coins value side up in the same order;
+* S: the 24 coins suit side up in the same order (to the right of V, or in V's place in a second photo: a set
+  has one coin of each, so a real photo shows either V or S);
+* P: the 4 pawns in suit order, and D: the 4 dice in suit order (any face up) to the right of P;
+* optionally, in a second photo, the 24 tiles back side up in T's place.
+
+This module does not look at images: :func:`vision.teach.survey_teach_photo` finds the pieces (by their
+shape only, no profile needed) and hands over :class:`TeachPhoto` objects, so that ``calibration`` stays free
+of ``vision`` (imports flow tableside -> vision -> calibration). Here the blocks are recognised by size and
+position (which block is which follows from what it holds: 24 tiles that all look alike are backs, a coin
+block whose rows hold six alike coins is S), put in row/column order, checked (complete, suits in rows,
+nulls first, pawns and dice in the tiles' suit order) and learned: one template per face from the taught crop
+and augmented copies of it (small shifts, turns and scale changes, blur, noise, JPEG, changes of light colour
+and brightness), and thresholds from how augmented copies score against all templates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.errors import CalibrationError
+from calibration.profile import (
+    COIN_ANGLES,
+    COIN_CROP_MM,
+    COIN_CROP_PX,
+    TILE_CROP_MM,
+    TILE_CROP_PX,
+    ClassModel,
+    PieceSetProfile,
+    _log_ratio,
+    _normalise,
+    coin_correlations,
+    coin_features,
+    tile_features,
+    tile_scores,
+)
+from rules.pieces import COIN_MM, RANKS, SUITS, TILE_MM, Suit
+
+__all__ = [
+    "TILE_CONTEXT_MM",
+    "TILE_CONTEXT_PX",
+    "COIN_CONTEXT_MM",
+    "COIN_CONTEXT_PX",
+    "TeachPiece",
+    "TeachFigure",
+    "TeachPhoto",
+    "build_profile",
+    "augment",
+]
+
+# Context crops: larger than the canonical crops (room to shift and turn them) at twice their resolution.
+TILE_CONTEXT_MM = TILE_CROP_MM + 8.0
+TILE_CONTEXT_PX = 2 * int(round(TILE_CROP_PX * TILE_CONTEXT_MM / TILE_CROP_MM))
+COIN_CONTEXT_MM = COIN_CROP_MM + 6.0
+COIN_CONTEXT_PX = 2 * int(round(COIN_CROP_PX * COIN_CONTEXT_MM / COIN_CROP_MM))
+
+_AUGMENT = 24  # augmented copies per taught crop
+_ROWS, _COLS = 4, 6
+
+
+@dataclass(frozen=True)
+class TeachPiece:
+    """A tile or coin found in a teach photo: table position (mm), rotation, and its context crop (BGR, the
+    piece's up toward the crop's top as far as the outline tells: tiles modulo a quarter turn)."""
+
+    x_mm: float
+    y_mm: float
+    angle_deg: float
+    context: np.ndarray
+
+
+@dataclass(frozen=True)
+class TeachFigure:
+    """A standing piece (pawn or die) found below the coins: where, how big, its colour (BGR, 0-255) and, for
+    dice, a crop of its top face (grey, up = the table's -y)."""
+
+    x_mm: float
+    y_mm: float
+    area_mm2: float
+    color_bgr: tuple[float, float, float]
+    squareness: float  # 1 for a square footprint (die), less for a pawn
+    top_crop: np.ndarray | None = None
+
+
+@dataclass
+class TeachPhoto:
+    """What :func:`vision.teach.survey_teach_photo` found in one teach photo."""
+
+    name: str
+    tiles: list[TeachPiece]
+    coins: list[TeachPiece]
+    figures: list[TeachFigure]
+    white_bgr: tuple[float, float, float]
+    px_per_mm: float
+    image_size: tuple[int, int]
+    notes: list[str] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Augmentation
+# ------------------------------------------------------------------------------------------------------------
+def augment(
+    context: np.ndarray,
+    count: int,
+    rng: np.random.Generator,
+    context_mm: float,
+    crop_mm: float,
+    out_px: int,
+    shift_mm: float,
+    turn_deg: float,
+    strength: float = 1.0,
+) -> np.ndarray:
+    """``count`` canonical crops (count, out_px, out_px, 3) cut from a context crop with random small moves
+    and camera/light changes. The first copy is the plain crop. ``strength`` scales the photometric changes."""
+    size = context.shape[0]
+    p_context = size / context_mm
+    big = 2 * out_px
+    p_big = big / crop_mm
+    out = np.empty((count, out_px, out_px, 3), np.uint8)
+    centre_c = (size - 1) / 2
+    centre_b = (big - 1) / 2
+    for i in range(count):
+        plain = i == 0
+        angle = 0.0 if plain else rng.uniform(-turn_deg, turn_deg)
+        scale = 1.0 if plain else rng.uniform(0.98, 1.02)
+        dx, dy = (0.0, 0.0) if plain else rng.uniform(-shift_mm, shift_mm, 2)
+        # big crop pixel -> context pixel: around the centre, turned, scaled, shifted (all in mm)
+        a = math.radians(angle)
+        k = p_context / p_big * scale
+        m = np.array(
+            [
+                [k * math.cos(a), -k * math.sin(a), 0.0],
+                [k * math.sin(a), k * math.cos(a), 0.0],
+            ]
+        )
+        m[:, 2] = np.array([centre_c + dx * p_context, centre_c + dy * p_context]) - m[:, :2] @ [centre_b, centre_b]
+        crop = cv2.warpAffine(context, m, (big, big), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+        crop = cv2.resize(crop, (out_px, out_px), interpolation=cv2.INTER_AREA)
+        if not plain:
+            crop = _photometric(crop, rng, strength)
+        out[i] = crop
+    return out
+
+
+def _photometric(crop: np.ndarray, rng: np.random.Generator, strength: float) -> np.ndarray:
+    image = crop.astype(np.float32)
+    sigma = rng.uniform(0.0, 1.1 * strength)
+    if sigma > 0.2:
+        image = cv2.GaussianBlur(image, (0, 0), sigma)
+    gains = rng.uniform(1 - 0.15 * strength, 1 + 0.15 * strength, 3) * rng.uniform(1 - 0.35 * strength, 1 + 0.15)
+    image = image * gains[None, None, :]
+    # uneven light across the piece (a lamp to one side)
+    h, w = image.shape[:2]
+    gx, gy = rng.uniform(-0.12, 0.12, 2) * strength
+    ramp = 1 + gx * np.linspace(-1, 1, w)[None, :] + gy * np.linspace(-1, 1, h)[:, None]
+    image = image * ramp[:, :, None]
+    image += rng.normal(0, rng.uniform(0, 5 * strength), image.shape)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        quality = int(rng.integers(60, 95))
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if ok:
+            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return image
+
+
+def _tile_augment(piece: TeachPiece, count: int, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    return augment(piece.context, count, rng, TILE_CONTEXT_MM, TILE_CROP_MM, TILE_CROP_PX, 1.2, 1.5, strength)
+
+
+def _coin_augment(piece: TeachPiece, count: int, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    return augment(piece.context, count, rng, COIN_CONTEXT_MM, COIN_CROP_MM, COIN_CROP_PX, 0.5, 180.0, strength)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Blocks
+# ------------------------------------------------------------------------------------------------------------
+def _blocks(pieces: list[TeachPiece], size_mm: float) -> list[list[TeachPiece]]:
+    """Pieces grouped into blocks: neighbours are 1 to 1.6 sizes apart, side by side along their own axes.
+    Stray finds next to a block (a marker, the sheet's corner) touch it at most once and are pruned."""
+    n = len(pieces)
+    if n == 0:
+        return []
+    xy = np.array([[p.x_mm, p.y_mm] for p in pieces])
+    angles = np.radians([p.angle_deg for p in pieces])
+    neighbours: list[set[int]] = [set() for _ in range(n)]
+    for i in range(n):
+        d = xy - xy[i]
+        dist = np.linalg.norm(d, axis=1)
+        # direction of each other piece in this piece's frame, folded to the nearest axis
+        local = np.degrees(np.arctan2(d[:, 1], d[:, 0]) - angles[i]) % 90.0
+        off_axis = np.minimum(local, 90.0 - local)
+        for j in np.nonzero((dist > 0.95 * size_mm) & (dist < 1.6 * size_mm) & (off_axis < 12.0))[0]:
+            neighbours[i].add(int(j))
+            neighbours[int(j)].add(i)
+    alive = set(range(n))
+    changed = True
+    while changed:  # prune leaves: in a 4 x 6 block every piece has 2 neighbours or more
+        changed = False
+        for i in list(alive):
+            if len(neighbours[i] & alive) <= 1:
+                alive.discard(i)
+                changed = True
+    blocks = []
+    seen: set[int] = set()
+    for start in sorted(alive):
+        if start in seen:
+            continue
+        stack, block = [start], []
+        seen.add(start)
+        while stack:
+            i = stack.pop()
+            block.append(i)
+            for j in neighbours[i] & alive:
+                if j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+        blocks.append([pieces[i] for i in block])
+    return sorted(blocks, key=len, reverse=True)
+
+
+def _grid(pieces: list[TeachPiece], what: str, photo: str, pitch_mm: float) -> list[list[TeachPiece]]:
+    """Pieces of one block in 4 rows of 6, top row first, left to right (in the block's own frame)."""
+    count = _ROWS * _COLS
+    if len(pieces) != count:
+        raise CalibrationError(
+            f"{photo}: found {len(pieces)} {what} where the teach layout has {count} (4 rows of 6): "
+            "lay them all out, apart from each other and fully in view, and take the photo again"
+        )
+    xy = np.array([[p.x_mm, p.y_mm] for p in pieces])
+    # the block's rotation from its outline's principal axes (rows run along the longer one)
+    centred = xy - xy.mean(axis=0)
+    angle = 0.5 * math.atan2(2 * (centred[:, 0] * centred[:, 1]).mean(),
+                             (centred[:, 0] ** 2).mean() - (centred[:, 1] ** 2).mean())
+    c, s = math.cos(angle), math.sin(angle)
+    local = centred @ np.array([[c, -s], [s, c]])
+    order = np.argsort(local[:, 1])
+    rows = [order[r * _COLS : (r + 1) * _COLS] for r in range(_ROWS)]
+    # rows must be separated: the gap between consecutive rows (by y) is much larger than the spread in a row
+    for r in range(_ROWS):
+        spread = np.ptp(local[rows[r], 1])
+        if spread > 0.45 * pitch_mm:
+            raise CalibrationError(
+                f"{photo}: the {what} are not in 4 straight rows of 6: lay each suit's {what} in one row "
+                "(suns, moons, crowns, arms from top to bottom)"
+            )
+    out = []
+    for r in range(_ROWS):
+        row = rows[r][np.argsort(local[rows[r], 0])]
+        out.append([pieces[i] for i in row])
+    return out
+
+
+def _mean_pair_correlation(vectors: np.ndarray) -> float:
+    if len(vectors) < 2:
+        return 1.0
+    gram = vectors @ vectors.T
+    n = len(vectors)
+    return float((gram.sum() - np.trace(gram)) / (n * (n - 1)))
+
+
+def _tile_sameness(pieces: list[TeachPiece]) -> float:
+    """How alike a block's tiles are (backs: all alike), over their best quarter turns."""
+    crops = np.stack([_tile_augment(p, 1, np.random.default_rng(0))[0] for p in pieces])
+    features = tile_features(crops)
+    scores = tile_scores(features, features).max(axis=1)  # (n, n) best turn
+    n = len(pieces)
+    return float((scores.sum() - np.trace(scores)) / (n * (n - 1)))
+
+
+def _coin_row_sameness(rows: list[list[TeachPiece]]) -> float:
+    """How alike the coins within each row are, at their best rotation (suit sides: six alike coins)."""
+    values = []
+    for row in rows:
+        crops = np.stack([_coin_augment(p, 1, np.random.default_rng(0))[0] for p in row])
+        features = coin_features(crops)
+        corr = coin_correlations(features, features).max(axis=2)
+        n = len(row)
+        values.append((corr.sum() - np.trace(corr)) / (n * (n - 1)))
+    return float(np.mean(values))
+
+
+def _disc(size: int) -> np.ndarray:
+    """The pixels of a coin crop inside the printed area (the rest is what the coin lies on)."""
+    centre = (size - 1) / 2
+    yy, xx = np.mgrid[0:size, 0:size]
+    return np.hypot(xx - centre, yy - centre) <= 0.44 * COIN_MM * size / COIN_CROP_MM
+
+
+def _ink(crop: np.ndarray) -> tuple[np.ndarray, float]:
+    """Mean log colour ratio of a crop's ink (pixels unlike the face's own colour) and the ink's share; coin
+    crops (COIN_CROP_PX square) count only their disc."""
+    if crop.shape[0] == COIN_CROP_PX:
+        disc = _disc(COIN_CROP_PX)
+        logs = _log_ratio(crop[None], disc)[0][disc]
+    else:
+        logs = _log_ratio(crop[None])[0].reshape(-1, 3)
+    strength = np.linalg.norm(logs, axis=1)
+    ink = strength > 0.3
+    if ink.sum() < 3:
+        return np.zeros(3), 0.0
+    return logs[ink].mean(axis=0), float(ink.mean())
+
+
+def _centre_ink(crop: np.ndarray) -> float:
+    """Ink share in the middle third of a crop: where ranks are printed (least for the null)."""
+    n = crop.shape[0]
+    mask = _disc(n) if n == COIN_CROP_PX else None
+    logs = _log_ratio(crop[None], mask)[0][n // 3 : n - n // 3, n // 3 : n - n // 3]
+    return float((np.linalg.norm(logs, axis=2) > 0.3).mean())
+
+
+def _check_suit_rows(crops: list[list[np.ndarray]], what: str, photo: str, first: int = 0) -> np.ndarray:
+    """Every piece's ink colour is nearest its own row's: the rows are suits. Returns the row colours (4, 3).
+    ``first``: the first column to check (1 skips coin nulls, whose only ink may be a thin rim)."""
+    inks = np.array([[_ink(c)[0] for c in row[first:]] for row in crops])  # (4, columns, 3)
+    # compare directions (the hue of the ink relative to the face): faint ink (a null's small symbols, blur)
+    # has the same direction as bold ink of the same colour
+    units = inks / np.maximum(np.linalg.norm(inks, axis=2, keepdims=True), 1e-6)
+    centres = units.mean(axis=1)
+    centres /= np.maximum(np.linalg.norm(centres, axis=1, keepdims=True), 1e-6)
+    for r in range(_ROWS):
+        for c in range(units.shape[1]):
+            similarity = centres @ units[r, c]
+            if int(np.argmax(similarity)) != r and similarity[r] < 0.97:
+                raise CalibrationError(
+                    f"{photo}: {what} row {r + 1} has a piece of another suit (column {c + first + 1}): "
+                    "lay one suit per row, suns, moons, crowns, arms from top to bottom"
+                )
+    return centres
+
+
+def _check_rank_order(crops: list[list[np.ndarray]], what: str, photo: str) -> None:
+    """Nulls first (less ink in the middle than any numeral; an ace may be a small symbol), and the numerals
+    2-5 in the same columns in every row (each one's mark is most like its own column's in the other rows)."""
+    order = "lay each row null, ace, 2, 3, 4, 5 from left to right"
+    for r in range(_ROWS):
+        inks = [_centre_ink(c) for c in crops[r]]
+        if inks[0] >= min(inks[2:]):
+            raise CalibrationError(f"{photo}: {what} row {r + 1} does not start with the null: {order}")
+    n = crops[0][0].shape[0]
+    mask = _disc(n) if n == COIN_CROP_PX else None
+    def mark(crop: np.ndarray) -> np.ndarray:
+        ink = np.linalg.norm(_log_ratio(crop[None], mask)[0], axis=2).astype(np.float32)
+        ink = cv2.GaussianBlur(ink, (0, 0), 0.04 * n)  # tolerate the crops' small misalignments
+        return ink[n // 4 : n - n // 4, n // 4 : n - n // 4].ravel()
+
+    marks = np.array([[mark(c) for c in row[2:]] for row in crops])  # (rows, 4 numerals, pixels)
+    marks = marks - marks.mean(axis=2, keepdims=True)
+    marks /= np.maximum(np.linalg.norm(marks, axis=2, keepdims=True), 1e-6)
+    for r in range(_ROWS):
+        others = np.delete(marks, r, axis=0).mean(axis=0)  # (4, pixels)
+        for c in range(4):
+            if int(np.argmax(others @ marks[r, c])) != c:
+                raise CalibrationError(
+                    f"{photo}: {what} row {r + 1}, column {c + 3} does not match the other rows' {c + 2}s: {order}"
+                )
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Models
+# ------------------------------------------------------------------------------------------------------------
+def _tile_model(samples: dict[Any, list[np.ndarray]], labels: list[Any]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Unit templates (one per label) from augmented crops; returns templates and the features per label."""
+    templates = []
+    features = []
+    for label in labels:
+        f = tile_features(np.concatenate(samples[label]))
+        features.append(f)
+        templates.append(f.mean(axis=0))
+    return _normalise(np.asarray(templates)), features
+
+
+def _align_coin_features(features: np.ndarray) -> np.ndarray:
+    """Turn each coin feature vector to best match the first (their mean is then a sharp template)."""
+    corr = coin_correlations(features, features[:1])[:, 0, :]  # (n, A)
+    shifts = np.argmax(corr, axis=1)
+    rings = features.reshape(len(features), -1, COIN_ANGLES)
+    aligned = np.stack([np.roll(rings[i], -int(shifts[i]), axis=-1) for i in range(len(features))])
+    return aligned.reshape(len(features), -1)
+
+
+def _thresholds(correct: np.ndarray, margins: np.ndarray) -> tuple[float, float]:
+    """min_score and min_margin from augmented copies' correct scores and margins over the best other label.
+
+    Real frames are harsher than augmentation (other light, other camera angle, glare): the score threshold sits
+    well below what almost every copy reaches, and the margin threshold is a share of the typical margin, floored
+    so that two nearly equal labels never pass."""
+    score = float(np.clip(np.percentile(correct, 1) - 0.15, 0.3, 0.6))
+    margin = float(np.clip(0.3 * np.median(margins), 0.04, 0.12))
+    return score, margin
+
+
+def _score_tiles(templates: np.ndarray, labels_of_templates: np.ndarray, features: np.ndarray,
+                 truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Correct-label score and margin of each augmented copy (tiles: best quarter turn per label)."""
+    scores = tile_scores(features, templates).max(axis=1)  # (n, t)
+    n_labels = int(labels_of_templates.max()) + 1
+    per_label = np.full((len(features), n_labels), -1.0)
+    for t, label in enumerate(labels_of_templates):
+        per_label[:, label] = np.maximum(per_label[:, label], scores[:, t])
+    correct = per_label[np.arange(len(features)), truth]
+    others = per_label.copy()
+    others[np.arange(len(features)), truth] = -np.inf
+    return correct, correct - others.max(axis=1)
+
+
+def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int = 0) -> PieceSetProfile:
+    """The profile of the set shown in the teach photos (see the module docstring); CalibrationError with a
+    one-line message when a block is missing, incomplete or out of order."""
+    if not photos:
+        raise CalibrationError("give the teach photos: tableside teach PHOTO1 PHOTO2 --out set.json")
+    rng = np.random.default_rng(seed)
+    faces = backs = values = suits_block = None
+    figures: tuple[TeachPhoto, list[TeachFigure]] | None = None
+    white = np.array(photos[0].white_bgr, float)
+    for photo in photos:
+        tile_blocks = [b for b in _blocks(photo.tiles, TILE_MM) if len(b) >= _COLS]
+        if len(tile_blocks) > 1:
+            raise CalibrationError(
+                f"{photo.name}: the tiles form {len(tile_blocks)} blocks: lay the 24 tiles in one block of 4 rows of 6"
+            )
+        if tile_blocks:
+            grid = _grid(tile_blocks[0], "tiles", photo.name, TILE_MM + 6.0)
+            flat = [p for row in grid for p in row]
+            alike = _tile_sameness(flat)
+            if alike > 0.5:
+                if backs is not None:
+                    raise CalibrationError(f"{photo.name}: a second block of tile backs: show them once")
+                backs = (photo, grid)
+            else:
+                if faces is not None:
+                    raise CalibrationError(f"{photo.name}: a second block of tile faces: show them once")
+                faces = (photo, grid)
+                white = np.array(photo.white_bgr, float)
+        coin_blocks = _coin_blocks(photo)
+        for block in coin_blocks:
+            grid = _grid(block, "coins", photo.name, COIN_MM + 6.0)
+            alike = _coin_row_sameness(grid)
+            kind = "suit" if alike > 0.85 else "value"
+            if kind == "suit":
+                if suits_block is not None:
+                    raise CalibrationError(f"{photo.name}: a second block of coins suit side up: show them once")
+                suits_block = (photo, grid, alike)
+            else:
+                if values is not None:
+                    raise CalibrationError(f"{photo.name}: a second block of coins value side up: show them once")
+                values = (photo, grid, alike)
+        if photo.figures:
+            if len(photo.figures) != 8:
+                raise CalibrationError(
+                    f"{photo.name}: found {len(photo.figures)} pawns and dice below the coins where the teach layout "
+                    "has 8 (4 pawns, then 4 dice, in suit order): set them apart from each other"
+                )
+            if figures is None:
+                figures = (photo, photo.figures)
+    missing = [what for what, got in (("the tiles face up (T)", faces), ("the coins value side up (V)", values),
+                                      ("the coins suit side up (S)", suits_block)) if got is None]
+    if missing:
+        raise CalibrationError(
+            "the teach photos do not show " + " and ".join(missing) + ": take one photo with T, V, P and D, "
+            "and one with S in V's place (see docs/teach-layout.jpg)"
+        )
+    if figures is None:
+        raise CalibrationError(
+            "the teach photos show no pawns and dice below the coins: put the 4 pawns and then the 4 dice "
+            "in suit order under the coins"
+        )
+    assert faces is not None and values is not None and suits_block is not None
+
+    # --- tiles -------------------------------------------------------------------------------------------------
+    face_photo, face_grid = faces
+    plain = [[_tile_augment(p, 1, rng)[0] for p in row] for row in face_grid]
+    _check_rank_order(plain, "tile", face_photo.name)
+    tile_inks = _check_suit_rows(plain, "tile", face_photo.name)
+    face_labels = [(suit, rank) for suit in SUITS for rank in RANKS]
+    samples = {
+        (SUITS[r], RANKS[c]): [_tile_augment(face_grid[r][c], _AUGMENT, rng)]
+        for r in range(_ROWS)
+        for c in range(_COLS)
+    }
+    templates, _ = _tile_model(samples, face_labels)
+    back_templates = None
+    if backs is not None:
+        back_crops = np.concatenate([_tile_augment(p, 4, rng) for row in backs[1] for p in row])
+        back_features = tile_features(back_crops)
+        # align every back to the first at its best quarter turn (backs have printed patterns too)
+        turns = tile_scores(back_features, back_features[:1])[:, :, 0].argmax(axis=1)
+        from calibration.profile import turned_tile_features
+
+        aligned = turned_tile_features(back_features)[np.arange(len(back_features)), turns]
+        back_templates = _normalise(aligned.mean(axis=0, keepdims=True))
+    # thresholds from fresh augmented copies scored against every template
+    all_templates = templates if back_templates is None else np.vstack([templates, back_templates])
+    owner = np.arange(len(all_templates))
+    test_features, truth = [], []
+    for i, label in enumerate(face_labels):
+        r, c = SUITS.index(label[0]), RANKS.index(label[1])
+        test_features.append(tile_features(_tile_augment(face_grid[r][c], 8, rng, strength=1.3)[1:]))
+        truth += [i] * 7
+    face_scores, face_margins = _score_tiles(all_templates, owner, np.concatenate(test_features), np.array(truth))
+    min_score, min_margin = _thresholds(face_scores, face_margins)
+    tile_faces = ClassModel(tuple(face_labels), templates, min_score, min_margin)
+    tile_back = None
+    if back_templates is not None and backs is not None:
+        crops = np.concatenate([_tile_augment(p, 3, rng, strength=1.3)[1:] for row in backs[1] for p in row])
+        back_scores, back_margins = _score_tiles(all_templates, owner, tile_features(crops),
+                                                 np.full(len(crops), len(face_labels)))
+        b_score, b_margin = _thresholds(back_scores, back_margins)
+        tile_back = ClassModel(((None, None),), back_templates, b_score, b_margin)
+
+    # --- coins -------------------------------------------------------------------------------------------------
+    value_photo, value_grid, _ = values
+    suit_photo, suit_grid, _ = suits_block
+    value_plain = [[_coin_augment(p, 1, rng)[0] for p in row] for row in value_grid]
+    suit_plain = [[_coin_augment(p, 1, rng)[0] for p in row] for row in suit_grid]
+    _check_rank_order(value_plain, "coin (value side)", value_photo.name)
+    _check_suit_rows(suit_plain, "coin (suit side)", suit_photo.name)
+    shows_suit = _rows_differ(value_plain)
+    if shows_suit:
+        _check_suit_rows(value_plain, "coin (value side)", value_photo.name, first=1)
+    value_samples: dict[Any, list[np.ndarray]] = {}
+    for r in range(_ROWS):
+        for c in range(_COLS):
+            key = (SUITS[r], RANKS[c]) if shows_suit else (None, RANKS[c])
+            value_samples.setdefault(key, []).append(
+                coin_features(_coin_augment(value_grid[r][c], _AUGMENT, rng)))
+    suit_samples: dict[Any, list[np.ndarray]] = {}
+    for r in range(_ROWS):
+        for c in range(_COLS):
+            suit_samples.setdefault((SUITS[r], None), []).append(
+                coin_features(_coin_augment(suit_grid[r][c], _AUGMENT // 2, rng)))
+    value_labels = list(value_samples)
+    suit_labels = list(suit_samples)
+    value_templates = np.vstack([_coin_template(value_samples[k]) for k in value_labels])
+    suit_templates = np.vstack([_coin_template(suit_samples[k]) for k in suit_labels])
+    coin_templates = np.vstack([value_templates, suit_templates])
+    # thresholds
+    v_feats, v_truth, s_feats, s_truth = [], [], [], []
+    for r in range(_ROWS):
+        for c in range(_COLS):
+            key = (SUITS[r], RANKS[c]) if shows_suit else (None, RANKS[c])
+            v_feats.append(coin_features(_coin_augment(value_grid[r][c], 6, rng, strength=1.3)[1:]))
+            v_truth += [value_labels.index(key)] * 5
+            s_feats.append(coin_features(_coin_augment(suit_grid[r][c], 4, rng, strength=1.3)[1:]))
+            s_truth += [len(value_labels) + suit_labels.index((SUITS[r], None))] * 3
+    owner = np.arange(len(coin_templates))
+    v_score, v_margin = _thresholds(*_score_coins(coin_templates, np.concatenate(v_feats), np.array(v_truth)))
+    s_score, s_margin = _thresholds(*_score_coins(coin_templates, np.concatenate(s_feats), np.array(s_truth)))
+    del owner
+    coin_values = ClassModel(tuple(value_labels), value_templates, v_score, v_margin)
+    coin_suits = ClassModel(tuple(suit_labels), suit_templates, s_score, s_margin)
+
+    # --- pawns and dice ----------------------------------------------------------------------------------------
+    figure_photo, found = figures
+    ordered = sorted(found, key=lambda f: f.x_mm)
+    pawns, dice = ordered[:4], ordered[4:]  # the layout's order (pawns and dice look too alike from above)
+    pawn_colors = {SUITS[i]: tuple(int(round(v)) for v in pawns[i].color_bgr) for i in range(4)}
+    die_colors = {SUITS[i]: tuple(int(round(v)) for v in dice[i].color_bgr) for i in range(4)}
+    _check_figure_order(pawn_colors, "pawns", figure_photo.name)
+    _check_figure_order(die_colors, "dice", figure_photo.name)
+    die_templates: dict[int, np.ndarray] = {}
+    rank_templates = _rank_templates(plain)
+    del tile_inks
+
+    taught = {
+        "photos": [p.name for p in photos],
+        "image_size": list(photos[0].image_size),
+        "px_per_mm": round(float(np.mean([p.px_per_mm for p in photos])), 3),
+        "coin_values_show_suit": bool(shows_suit),
+        "tile_backs": backs is not None,
+        "scores": {
+            "tile_faces": [round(float(np.median(face_scores)), 3), round(float(np.median(face_margins)), 3)],
+        },
+    }
+    return PieceSetProfile(
+        name=name,
+        tile_faces=tile_faces,
+        coin_values=coin_values,
+        coin_suits=coin_suits,
+        tile_back=tile_back,
+        suit_colors=dict(pawn_colors),
+        pawn_colors=pawn_colors,
+        die_colors=die_colors,
+        white_bgr=tuple(int(round(v)) for v in white),  # type: ignore[arg-type]
+        die_templates=die_templates,
+        rank_templates=rank_templates,
+        taught=taught,
+    )
+
+
+def _coin_template(samples: list[np.ndarray]) -> np.ndarray:
+    features = np.concatenate(samples)
+    return _normalise(_align_coin_features(features).mean(axis=0, keepdims=True))
+
+
+def _score_coins(templates: np.ndarray, features: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    per_label = coin_correlations(features, templates).max(axis=2)  # (n, t)
+    correct = per_label[np.arange(len(features)), truth]
+    others = per_label.copy()
+    others[np.arange(len(features)), truth] = -np.inf
+    return correct, correct - others.max(axis=1)
+
+
+def _rows_differ(crops: list[list[np.ndarray]]) -> bool:
+    """Whether the coins' value sides show the suit: ink colours differ from row to row far more than within."""
+    inks = np.array([[_ink(c)[0] for c in row[1:]] for row in crops])  # skip the nulls (little ink)
+    units = inks / np.maximum(np.linalg.norm(inks, axis=2, keepdims=True), 1e-6)
+    centres = units.mean(axis=1)
+    centres /= np.maximum(np.linalg.norm(centres, axis=1, keepdims=True), 1e-6)
+    within = float(np.mean(1.0 - np.einsum("rcx,rx->rc", units, centres)))
+    between = float(np.mean([1.0 - centres[i] @ centres[j] for i in range(4) for j in range(i + 1, 4)]))
+    return between > 4.0 * within and between > 0.03
+
+
+def _check_figure_order(colors: dict[Suit, tuple[int, int, int]], what: str, photo: str) -> None:
+    """Pawns or dice must be four different colours (the order itself is the user's word: suit order)."""
+    values = np.array([colors[s] for s in SUITS], float)
+    for i in range(4):
+        for j in range(i + 1, 4):
+            if np.linalg.norm(values[i] - values[j]) < 12:
+                raise CalibrationError(
+                    f"{photo}: two of the {what} look the same colour: lay one of each suit, in suit order"
+                )
+
+
+def _rank_templates(plain: list[list[np.ndarray]]) -> dict[int, np.ndarray]:
+    """Grey 'ink' images of each rank mark (the middle of the tiles, averaged over the suits; 255 = ink)."""
+    out = {}
+    n = TILE_CROP_PX
+    for c, rank in enumerate(RANKS):
+        stack = []
+        for r in range(_ROWS):
+            logs = _log_ratio(plain[r][c][None])[0]
+            stack.append(np.linalg.norm(logs, axis=2))
+        ink = np.clip(np.mean(stack, axis=0) / 1.5, 0, 1)
+        out[rank] = (ink[n // 5 : n - n // 5, n // 5 : n - n // 5] * 255).astype(np.uint8)
+    return out
+
+
+def _coin_blocks(photo: TeachPhoto) -> list[list[TeachPiece]]:
+    """The coin blocks of a photo (one, or V and S side by side), left to right."""
+    blocks = [b for b in _blocks(photo.coins, COIN_MM) if len(b) >= _COLS]
+    if len(blocks) > 2:
+        raise CalibrationError(
+            f"{photo.name}: the coins form {len(blocks)} blocks: lay them in one block of 4 rows of 6 (or V and S "
+            "side by side)"
+        )
+    return sorted(blocks, key=lambda b: min(p.x_mm for p in b))
