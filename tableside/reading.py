@@ -1,0 +1,1144 @@
+"""Pieces seen in a frame -> the game's state as its rules engine sees it, Done checks and scores.
+
+The only module that imports both :mod:`vision` (the pieces and their grids) and the games' rules. Every
+function takes what the vision reported (a :class:`vision.pieces.Detection`, or a plain list of
+:class:`vision.pieces.DetectedPiece` with ``uncertain`` set on those that could not be read) and returns a
+rules object, or raises :class:`NotReadable` with one sentence saying what keeps it from being read: no board,
+the wrong game, two boards where one was expected, a hidden or unreadable piece, a piece between cells.
+Nothing is guessed: a piece the vision is unsure of never decides anything.
+
+Easy Slider's Done check (:func:`check_easy_slider`) is judged cell by cell with what is known:
+
+* a readable tile is *wrong for sure* when no reading of the unknown pawns and coins can make it right (a null
+  above the bottom row, a suit that no pawn still unaccounted for could ask for ...), *right for sure* when its
+  pawn and coin are read and match, else unknown;
+* an empty cell is the hole only when every other cell's tile is accounted for (24 tiles seen); otherwise a
+  tile may be hidden there (a hand), and the cell is unknown;
+* a tile that lies between cells, two tiles on one cell, the same tile read twice, an unreadable tile or an
+  orientation that cannot be fixed make the cells concerned unknown.
+
+The verdict is ``fumble`` when some cell is wrong for sure (whatever the unknowns hold), ``correct`` when every
+cell is right for sure, and ``unsure`` otherwise.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.base import LayoutError, RulesError
+from rules.pieces import SUITS, Kind, PyramidPose, Suit, Tile, rank_name
+from vision.errors import VisionError
+from vision.grid_games import (
+    BlockLayout,
+    CoinGridLayout,
+    EasySliderLayout,
+    find_catwalk,
+    find_coin_grid,
+    find_easy_slider_boards,
+    find_mirror_grids,
+    find_tile_block,
+    find_tile_grid,
+    find_triangle,
+)
+from vision.pieces import DetectedPiece, Detection
+
+__all__ = [
+    "NotReadable",
+    "GAME_NAMES",
+    "all_pieces",
+    "scene_summary",
+    "guess_game",
+    "CellVerdict",
+    "BoardVerdict",
+    "check_easy_slider",
+    "Reading",
+    "read_state",
+    "RoomScore",
+    "score_room",
+    "ShuffleboardPiece",
+    "ShuffleboardPair",
+    "ShuffleboardScore",
+    "score_shuffleboard",
+    "ppn_position",
+]
+
+GAME_NAMES = {
+    "easy-slider": "Easy Slider", "slides-of-action": "Slides of Action", "plans-of-action": "Plans of Action",
+    "martian-shuffleboard": "Martian Shuffleboard", "epic-funhouse": "Epic Funhouse",
+    "slide-jam": "Slide Jam", "magic-mirror": "Magic Mirror", "catwalk": "Catwalk",
+    "roll-out-the-barrels": "Roll Out the Barrels", "whack-a-dummy": "Whack-a-Dummy", "trampo-land": "Trampo-Land",
+}
+ROOMS = ("slide-jam", "magic-mirror", "catwalk", "roll-out-the-barrels", "whack-a-dummy", "trampo-land")
+
+
+class NotReadable(VisionError):
+    """The frame does not show the game's state in a way that can be read surely; the message says why."""
+
+
+# ----------------------------------------------------------------------------------------------------- input
+def all_pieces(seen: Detection | Iterable[DetectedPiece]) -> list[DetectedPiece]:
+    """Reliable and uncertain pieces in one list (uncertain ones keep ``uncertain=True``)."""
+    if isinstance(seen, Detection):
+        return list(seen.pieces) + [p if p.uncertain else _as_uncertain(p) for p in seen.uncertain]
+    return list(seen)
+
+
+def _as_uncertain(p: DetectedPiece) -> DetectedPiece:
+    from dataclasses import replace
+
+    return replace(p, uncertain=True, reason=p.reason or "not read surely")
+
+
+def _kind(p: Any) -> Kind:
+    return Kind(getattr(p, "kind", "tile"))
+
+
+def scene_summary(pieces: Sequence[DetectedPiece]) -> str:
+    """What a frame shows, in words: ``24 tiles (face up), 4 pawns, 5 coins``."""
+    parts = []
+    tiles = [p for p in pieces if _kind(p) is Kind.TILE]
+    if tiles:
+        backs = sum(1 for t in tiles if t.side == "back")
+        side = "backs" if backs > len(tiles) / 2 else "face up"
+        parts.append(f"{len(tiles)} tile{'s' if len(tiles) != 1 else ''} ({side})")
+    for kind, word in ((Kind.COIN, "coin"), (Kind.PAWN, "pawn"), (Kind.DIE, "die"), (Kind.PYRAMID, "pyramid")):
+        n = sum(1 for p in pieces if _kind(p) is kind)
+        if n:
+            plural = "dice" if kind is Kind.DIE else word + "s"
+            parts.append(f"{n} {word if n == 1 else plural}")
+    return ", ".join(parts) if parts else "no pieces"
+
+
+def guess_game(pieces: Sequence[DetectedPiece]) -> str | None:
+    """The game (or room) a frame most looks like, from what kinds of pieces it shows; None when unclear.
+    Only used to word errors ("this looks like Martian Shuffleboard"), never to read a state."""
+    n = {k: sum(1 for p in pieces if _kind(p) is k) for k in Kind}
+    tiles = [p for p in pieces if _kind(p) is Kind.TILE]
+    backs = sum(1 for t in tiles if t.side == "back")
+    if n[Kind.PYRAMID] >= 2 and n[Kind.PYRAMID] > n[Kind.TILE]:
+        return "martian-shuffleboard"
+    if tiles and backs > len(tiles) / 2:
+        return "plans-of-action" if len(tiles) > 6 else "slides-of-action"
+    if len(tiles) >= 12:
+        if n[Kind.PAWN] >= 2 and n[Kind.COIN] >= 3:
+            return "easy-slider"
+        return "epic-funhouse"
+    if not tiles and n[Kind.COIN] >= 10:
+        if n[Kind.PAWN] >= 1:
+            return "trampo-land"
+        coins = [p for p in pieces if _kind(p) is Kind.COIN]
+        return "whack-a-dummy" if sum(1 for c in coins if c.side == "suit") > 2 else "roll-out-the-barrels"
+    return None
+
+
+def _wrong_game(pieces: Sequence[DetectedPiece], wanted: str, what: str) -> NotReadable:
+    guess = guess_game(pieces)
+    seen = scene_summary(pieces)
+    if guess is not None and guess != wanted and not (wanted in ROOMS and guess == "epic-funhouse"):
+        return NotReadable(f"no {what} here: the frame shows {seen}, which looks like {GAME_NAMES[guess]}")
+    return NotReadable(f"no {what} in the frame (it shows {seen})")
+
+
+def _tile(p: DetectedPiece | None) -> Tile | None:
+    """The tile a piece surely is (face up, read, not uncertain), else None."""
+    if p is None or p.uncertain or _kind(p) is not Kind.TILE or p.side != "face" or p.suit is None or p.rank is None:
+        return None
+    return Tile(p.suit, p.rank)
+
+
+def _why(p: DetectedPiece) -> str:
+    if p.uncertain:
+        return p.reason or "it cannot be read surely"
+    if p.side == "back":
+        return "it lies face down"
+    return "its suit or rank was not read"
+
+
+# --------------------------------------------------------------------------------------- Easy Slider: Done
+@dataclass(frozen=True)
+class CellVerdict:
+    """One cell of a Done check: ``status`` ``right``, ``wrong`` or ``unknown`` (rows and columns 1-based, as
+    the rules count them); ``found`` the tile read there (None: the hole, or nothing readable), ``wanted`` what
+    belongs there (None: unknown, or the bottom row's "a null tile or the hole")."""
+
+    row: int
+    col: int
+    status: str
+    found: Tile | None = None
+    hole: bool = False
+    wanted: Tile | None = None
+    reason: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{'abcde'[self.col - 1]}{6 - self.row}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"cell": self.name, "row": self.row, "col": self.col}
+        if self.status != "unknown":
+            out["found"] = "hole" if self.hole else (str(self.found) if self.found else None)
+        if self.status == "wrong":
+            out["wanted"] = (str(self.wanted) if self.wanted else
+                             "a null tile or the hole" if self.row == 5 else None)
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+    def spoken(self) -> str:
+        """A wrong cell as the announcer says it."""
+        from tableside import phrases
+
+        if self.wanted is not None:
+            return phrases.fumble(self.row, self.col, self.wanted)
+        if self.row == 5:
+            return phrases.fumble(self.row, self.col, "a Null tile")
+        what = "a null tile" if self.found is not None and self.found.rank == 0 else "that tile"
+        if self.hole:
+            return f"Fumble: the hole in row {self.row}, column {self.col} belongs in the bottom row"
+        return f"Fumble: {what} in row {self.row}, column {self.col} cannot be right"
+
+
+@dataclass
+class BoardVerdict:
+    """The Done check of one board: ``verdict`` ``correct`` | ``fumble`` | ``unsure``, the cells, the pawns and
+    coins read, and ``reason`` (one sentence)."""
+
+    verdict: str
+    cells: list[CellVerdict]
+    reason: str
+    pawns: list[Suit | None]
+    coins: list[int | None]
+    layout: EasySliderLayout | None = field(default=None, repr=False)
+
+    @property
+    def wrong_cells(self) -> list[CellVerdict]:
+        return [c for c in self.cells if c.status == "wrong"]
+
+    @property
+    def unsure_cells(self) -> list[CellVerdict]:
+        return [c for c in self.cells if c.status == "unknown"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "wrong_cells": [c.to_json() for c in self.wrong_cells],
+            "unsure_cells": [c.to_json() for c in self.unsure_cells],
+            "reason": self.reason,
+            "pawns": [p.value if p else None for p in self.pawns],
+            "coins": list(self.coins),
+        }
+
+
+def _pawn_suit(p: DetectedPiece | None) -> Suit | None:
+    if p is None or p.uncertain or p.suit is None:
+        return None
+    return p.suit
+
+
+def _coin_rank(p: DetectedPiece | None) -> int | None:
+    if p is None or p.uncertain or p.side != "value" or p.rank is None or not 1 <= p.rank <= 5:
+        return None
+    return p.rank
+
+
+def _possible(known: list[Any], universe: Sequence[Any]) -> tuple[list[Any], list[set[Any]]]:
+    """Known values with duplicates dropped to unknown, and for each slot the values it may hold."""
+    counts: dict[Any, int] = {}
+    for k in known:
+        if k is not None:
+            counts[k] = counts.get(k, 0) + 1
+    clean = [k if k is not None and counts[k] == 1 else None for k in known]
+    used = {k for k in clean if k is not None}
+    free = set(universe) - used
+    return clean, [{k} if k is not None else set(free) for k in clean]
+
+
+def judge_easy_slider_board(layout: EasySliderLayout) -> BoardVerdict:
+    """The Done check of one board found by :func:`vision.grid_games.find_easy_slider_boards`."""
+    pawns, pawn_sets = _possible([_pawn_suit(p) for p in layout.pawns], SUITS)
+    coins, coin_sets = _possible([_coin_rank(c) for c in layout.coins], (1, 2, 3, 4, 5))
+    board_issue = layout.ambiguous
+    if board_issue is None:
+        misfit = [p for p in layout.problems if p.kind == "misfit"]
+        if misfit:
+            board_issue = misfit[0].message
+    # what each cell holds
+    unknown: dict[tuple[int, int], str] = {}
+    found: dict[tuple[int, int], Tile] = {}
+    for (c, r), fits in layout.cells.items():
+        if len(fits) > 1:
+            unknown[(c, r)] = "two tiles are on this cell"
+            continue
+        tile = _tile(fits[0].piece)
+        if tile is None:
+            unknown[(c, r)] = f"the tile here cannot be read: {_why(fits[0].piece)}"
+        else:
+            found[(c, r)] = tile
+    for _fit, touched in layout.between:
+        for cell in touched:
+            unknown.setdefault(cell, "a tile lies between cells here (still sliding?)")
+            found.pop(cell, None)
+    seen_at: dict[Tile, list[tuple[int, int]]] = {}
+    for cell, tile in found.items():
+        seen_at.setdefault(tile, []).append(cell)
+    for tile, cells in seen_at.items():
+        if len(cells) > 1:
+            for cell in cells:
+                found.pop(cell, None)
+                unknown[cell] = f"the {tile} is read on {len(cells)} cells: one reading is wrong"
+    accounted = sum(1 for fits in layout.cells.values() for _ in fits) + len(layout.between)
+    empty = [(c, r) for r in range(5) for c in range(5) if (c, r) not in layout.cells and (c, r) not in unknown]
+    sure_hole = accounted == 24 and len(empty) == 1 and not layout.outside
+    for cell in empty:
+        if not sure_hole:
+            unknown[cell] = "no tile is seen here, and not all 24 tiles are accounted for (one may be hidden)"
+    cells: list[CellVerdict] = []
+    for r in range(5):
+        for c in range(5):
+            key = (c, r)
+            row, col = r + 1, c + 1
+            wanted = Tile(pawns[r], coins[c]) if r < 4 and pawns[r] is not None and coins[c] is not None else None
+            if board_issue is not None:
+                cells.append(CellVerdict(row, col, "unknown", reason=board_issue))
+            elif key in unknown:
+                cells.append(CellVerdict(row, col, "unknown", reason=unknown[key]))
+            elif key in found:
+                tile = found[key]
+                if r == 4:
+                    status = "right" if tile.rank == 0 else "wrong"
+                    cells.append(CellVerdict(row, col, status, tile))
+                elif tile.rank == 0 or tile.suit not in pawn_sets[r] or tile.rank not in coin_sets[c]:
+                    cells.append(CellVerdict(row, col, "wrong", tile, wanted=wanted))
+                elif wanted is not None:
+                    cells.append(CellVerdict(row, col, "right", tile, wanted=wanted))
+                else:
+                    what = "pawn beside this row" if pawns[r] is None else "coin above this column"
+                    cells.append(CellVerdict(row, col, "unknown", tile,
+                                             reason=f"the {what} is not read surely"))
+            else:  # the sure hole
+                status = "right" if r == 4 else "wrong"
+                cells.append(CellVerdict(row, col, status, None, hole=True, wanted=wanted))
+    wrong = [c for c in cells if c.status == "wrong"]
+    unsure = [c for c in cells if c.status == "unknown"]
+    if wrong:
+        verdict = "fumble"
+        reason = f"{len(wrong)} cell{'s are' if len(wrong) != 1 else ' is'} wrong: " + ", ".join(c.name for c in wrong)
+        if unsure:
+            reason += f" ({len(unsure)} more cannot be read)"
+    elif unsure:
+        verdict = "unsure"
+        first = unsure[0]
+        reason = (f"{len(unsure)} cell{'s' if len(unsure) != 1 else ''} cannot be judged surely "
+                  f"({', '.join(c.name for c in unsure[:6])}{'...' if len(unsure) > 6 else ''}): {first.reason}")
+        missing = [f"row {r + 1}" for r in range(4) if pawns[r] is None] + \
+                  [f"column {c + 1}" for c in range(5) if coins[c] is None]
+        if missing and board_issue is None and len(missing) <= 9:
+            reason += f"; no pawn or coin read for {', '.join(missing)}"
+    else:
+        verdict = "correct"
+        reason = "every tile is where the pawns and coins say, the nulls and the hole are in the bottom row"
+    return BoardVerdict(verdict, cells, reason, pawns, coins, layout)
+
+
+def _easy_slider_boards(pieces: list[DetectedPiece]) -> list[EasySliderLayout]:
+    """The Easy Slider boards in the frame: clusters of tiles mostly face up (a block of tile backs is another
+    game's board)."""
+    boards = find_easy_slider_boards(pieces)
+    return [b for b in boards if sum(1 for t in b.tiles if t.side == "back") <= len(b.tiles) / 2]
+
+
+def check_easy_slider(seen: Detection | Iterable[DetectedPiece]) -> list[BoardVerdict]:
+    """The Done check of every Easy Slider board in the frame, in reading order; :class:`NotReadable` when
+    there is none."""
+    pieces = all_pieces(seen)
+    boards = _easy_slider_boards(pieces)
+    if not boards:
+        raise _wrong_game(pieces, "easy-slider", "Easy Slider board")
+    return [judge_easy_slider_board(b) for b in boards]
+
+
+# ----------------------------------------------------------------------------------------------------- states
+@dataclass
+class Reading:
+    """A game state read from a frame: ``state`` is the rules object (its ``diagram()``/``render()`` is the
+    text board), ``notes`` what the photo could not show and how it was taken, ``layout`` the fitted grid."""
+
+    game: str
+    room: str | None
+    state: Any
+    text: str
+    notes: list[str] = field(default_factory=list)
+    layout: Any = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.room or self.game
+
+
+def _one(items: list[Any], what: str, count_word: str = "boards") -> Any:
+    if len(items) > 1:
+        raise NotReadable(f"the frame shows {len(items)} {count_word} where one {what} was expected: "
+                          "frame one board, or use `tableside check` for several Easy Slider boards")
+    return items[0]
+
+
+def _layout_error(game: str, err: Exception) -> NotReadable:
+    return NotReadable(f"the pieces seen are not a possible {GAME_NAMES.get(game, game)} position: {err}")
+
+
+def read_state(seen: Detection | Iterable[DetectedPiece], game: str, room: str | None = None,
+               **options: Any) -> Reading:
+    """The state of ``game`` (an Epic Funhouse ``room`` for ``epic-funhouse``) in the frame.
+
+    ``options``: ``players`` (Slides of Action: 2, 3 or suits), ``goal`` (Plans of Action: one/all),
+    ``arrangement`` (the die's, for the Funhouse rooms), ``grid`` (Whack-a-Dummy: the maze's 24 values,
+    reading order, since face-down coins hide theirs), ``small_height_mm``/``variant`` (Martian Shuffleboard).
+    """
+    pieces = all_pieces(seen)
+    key = game.strip().lower()
+    if key == "epic-funhouse":
+        if room is None:
+            raise NotReadable("say which Epic Funhouse room the frame shows: --room " + ", ".join(ROOMS))
+        key = room
+    readers = {
+        "easy-slider": _read_easy_slider, "slides-of-action": _read_slides, "plans-of-action": _read_plans,
+        "martian-shuffleboard": _read_shuffleboard, "slide-jam": _read_slide_jam, "magic-mirror": _read_mirror,
+        "catwalk": _read_catwalk, "roll-out-the-barrels": _read_barrels, "whack-a-dummy": _read_whack,
+        "trampo-land": _read_trampo,
+    }
+    if key not in readers:
+        raise NotReadable(f"unknown game or room {game!r}: use " + ", ".join(GAME_NAMES))
+    reading = readers[key](pieces, **options)
+    reading.game = game
+    reading.room = room if game == "epic-funhouse" else None
+    return reading
+
+
+# -- Easy Slider
+def _read_easy_slider(pieces: list[DetectedPiece], **_: Any) -> Reading:
+    from rules import easy_slider as es
+
+    boards = _easy_slider_boards(pieces)
+    if not boards:
+        raise _wrong_game(pieces, "easy-slider", "Easy Slider board")
+    layout = _one(boards, "Easy Slider board")
+    verdict = judge_easy_slider_board(layout)
+    unknown = [c for c in verdict.cells if c.status == "unknown"]
+    if unknown:
+        raise NotReadable(f"cell {unknown[0].name} cannot be read: {unknown[0].reason}"
+                          + (f" ({len(unknown) - 1} more cells too)" if len(unknown) > 1 else ""))
+    missing = [f"the pawn beside row {r + 1}" for r, p in enumerate(verdict.pawns) if p is None]
+    missing += [f"the coin above column {c + 1}" for c, k in enumerate(verdict.coins) if k is None]
+    if missing:
+        raise NotReadable(f"{missing[0]} cannot be read" + (f" ({len(missing) - 1} more)" if len(missing) > 1 else ""))
+    board = [None if c.hole else c.found for c in verdict.cells]
+    try:
+        state = es.State.from_layout(board, verdict.pawns, verdict.coins)
+    except LayoutError as err:
+        raise _layout_error("easy-slider", err) from None
+    return Reading("easy-slider", None, state, state.diagram(), layout=layout)
+
+
+# -- Slides of Action and Plans of Action
+def _coin_suit(p: DetectedPiece) -> Suit | None:
+    if p.uncertain or p.suit is None:
+        return None
+    return p.suit
+
+
+def _block(pieces: list[DetectedPiece], game: str, what: str) -> BlockLayout:
+    layout = find_tile_block(pieces)
+    if layout is None or not layout.tiles:
+        raise _wrong_game(pieces, game, what)
+    if layout.between:
+        raise NotReadable("a coin lies between cells (still moving?): " + layout.problems[0].message)
+    if layout.off_tiles:
+        raise NotReadable("a coin lies where no tile is seen (a tile hidden, or the coin off the board)")
+    shared = [p for p in layout.problems if p.kind in ("shared-cell", "misfit", "off-grid")]
+    if shared:
+        raise NotReadable(shared[0].message)
+    for cell, coins in layout.coins.items():
+        suit = _coin_suit(coins[0])
+        if suit is None:
+            raise NotReadable(f"the coin on cell {cell[0] + 1},{cell[1] + 1} (from the top left) cannot be read: "
+                              f"{coins[0].reason or 'its suit was not read'}")
+    return layout
+
+
+def _read_slides(pieces: list[DetectedPiece], players: Any = 2, one_diagonal: bool = False, **_: Any) -> Reading:
+    from rules import slides_of_action as soa
+
+    layout = _block(pieces, "slides-of-action", "Slides of Action board")
+    spaces = layout.tile_spaces
+    if spaces != (2, 2) or len(layout.tiles) != 4:
+        if len(layout.tiles) > 4:
+            raise _wrong_game(pieces, "slides-of-action", "Slides of Action board (2x2 tiles)")
+        raise NotReadable(f"a Slides of Action board is 2x2 tiles; {len(layout.tiles)} tiles are seen in "
+                          f"{spaces[0]}x{spaces[1]} (a tile hidden?)")
+    coins = {(c + 1, 4 - r): _coin_suit(cs[0]) for (c, r), cs in layout.coins.items()}
+    try:
+        state = soa.State.from_layout(coins, players=players, one_diagonal=one_diagonal)
+    except LayoutError as err:
+        raise _layout_error("slides-of-action", err) from None
+    notes = [f"whose turn it is cannot be seen: shown as {state.turn.value}'s turn"]
+    return Reading("slides-of-action", None, state, state.diagram(), notes, layout)
+
+
+def _read_plans(pieces: list[DetectedPiece], goal: str = "one", **_: Any) -> Reading:
+    from rules import plans_of_action as poa
+
+    layout = _block(pieces, "plans-of-action", "Plans of Action board")
+    if len(layout.tiles) < 6:
+        raise _wrong_game(pieces, "plans-of-action", "Plans of Action board (16 tiles)")
+    tc0 = min(c for c, _ in layout.tiles)
+    tr1 = max(r for _, r in layout.tiles)
+    tiles = [(2 * (tc - tc0) + 1.5, 2 * (tr1 - tr) + 1.5) for tc, tr in layout.tiles]
+    coins = {(cc - 2 * tc0 + 1, 2 * (tr1 + 1) - cr): _coin_suit(cs[0]) for (cc, cr), cs in layout.coins.items()}
+    try:
+        state = poa.State.from_layout(coins, tiles=tiles, goal=goal)
+    except LayoutError as err:
+        raise _layout_error("plans-of-action", err) from None
+    notes = ["the moves made so far cannot be seen in a photo", "cells are numbered from the tiles' bottom-left"]
+    return Reading("plans-of-action", None, state, state.diagram(), notes, layout)
+
+
+# -- Martian Shuffleboard
+def _read_shuffleboard(pieces: list[DetectedPiece], small_height_mm: float | None = None, variant: Any = None,
+                       **_: Any) -> Reading:
+    result = score_shuffleboard(pieces, small_height_mm=small_height_mm, variant=variant)
+    return Reading("martian-shuffleboard", None, result, result.text(), result.notes(), None)
+
+
+# -- Epic Funhouse rooms
+def _tile_rows(cells: Mapping[tuple[int, int], list[Any]], cols: int, rows: int, room: str) -> list[list[Tile | None]]:
+    grid: list[list[Tile | None]] = [[None] * cols for _ in range(rows)]
+    for (c, r), fits in cells.items():
+        if len(fits) > 1:
+            raise NotReadable(f"two tiles are on one cell of the {GAME_NAMES[room]} board")
+        piece = fits[0].piece
+        tile = _tile(piece)
+        if tile is None:
+            raise NotReadable(f"a tile of the {GAME_NAMES[room]} board cannot be read: {_why(piece)}")
+        grid[r][c] = tile
+    return grid
+
+
+def _read_slide_jam(pieces: list[DetectedPiece], **_: Any) -> Reading:
+    from rules.epic_funhouse import slide_jam
+
+    layout = find_tile_grid(pieces, 4, 6)
+    if layout is None or not layout.cells:
+        raise _wrong_game(pieces, "slide-jam", "Slide Jam board")
+    _grid_trouble(layout, "slide-jam")
+    grid = _tile_rows(layout.cells, 4, 6, "slide-jam")
+    try:
+        state = slide_jam.State.from_layout(grid)
+    except LayoutError as err:
+        raise _layout_error("slide-jam", err) from None
+    notes = ["the two stacks of families are not read (only the board)"]
+    if layout.ambiguous:
+        notes.append(f"{layout.ambiguous}: the tiles are shown from the grid's top-left corner "
+                     "(the score does not depend on it)")
+    return Reading("slide-jam", None, state, state.render(), notes, layout)
+
+
+def _grid_trouble(layout: Any, room: str) -> None:
+    if getattr(layout, "between", None):
+        raise NotReadable(f"a tile lies between cells of the {GAME_NAMES[room]} board (still moving?)")
+    bad = [p for p in layout.problems if p.kind in ("shared-cell", "misfit")]
+    if bad:
+        raise NotReadable(bad[0].message)
+    if getattr(layout, "outside", None):
+        raise NotReadable(f"tiles lie outside the {GAME_NAMES[room]} grid")
+
+
+def _read_mirror(pieces: list[DetectedPiece], **_: Any) -> Reading:
+    from rules.epic_funhouse import magic_mirror
+
+    layout = find_mirror_grids(pieces)
+    if layout is None or not layout.cells:
+        raise _wrong_game(pieces, "magic-mirror", "Magic Mirror board")
+    _grid_trouble(layout, "magic-mirror")
+    grid = _tile_rows(layout.cells, 4, 6, "magic-mirror")
+    try:
+        state = magic_mirror.State.from_layout(grid)
+    except LayoutError as err:
+        raise _layout_error("magic-mirror", err) from None
+    notes = ["the stacks of removed pairs are not read (only the board)"]
+    if layout.ambiguous:
+        notes.append(f"{layout.ambiguous}: the tiles are shown from the left")
+    return Reading("magic-mirror", None, state, state.render(), notes, layout)
+
+
+def _catwalk_order(cells: dict[tuple[int, int], Tile]) -> tuple[list[Tile], list[tuple[int, int]]]:
+    """The laying order of a catwalk seen on the table: a path through every tile that the laying rules
+    produce, found by depth-first search from each end (dead ends' die rolls are free choices)."""
+    from rules.epic_funhouse.catwalk import Track
+
+    def neighbours(cell: tuple[int, int]) -> list[tuple[int, int]]:
+        x, y = cell
+        return [n for n in ((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y)) if n in cells]
+
+    starts = sorted(cells, key=lambda c: (len(neighbours(c)), c))
+    for start in starts:
+        track = Track().add(cells[start])
+        stack = [(track, [start])]
+        limit = 200_000
+        while stack and limit:
+            limit -= 1
+            track, path = stack.pop()
+            if len(path) == len(cells):
+                return [cells[c] for c in path], path
+            placed = set(path)
+            x0, y0 = path[0]
+            for nxt in neighbours(path[-1]) + [c for c in cells if c not in placed and c not in neighbours(path[-1])]:
+                if nxt in placed:
+                    continue
+                tile = cells[nxt]
+                how = track.placement(tile)
+                for roll in ((None,) if how.rule != "roll" else range(len(how.options))):
+                    try:
+                        new = track.add(tile, roll if roll is not None else 0)
+                    except RulesError:
+                        continue
+                    if new.cells[-1] == (nxt[0] - x0, nxt[1] - y0):
+                        stack.append((new, path + [nxt]))
+                        break
+    raise NotReadable("the tiles do not form a catwalk that the laying rules could have made")
+
+
+def _read_catwalk(pieces: list[DetectedPiece], **_: Any) -> Reading:
+    from rules.epic_funhouse.catwalk import Track
+
+    layout = find_catwalk(pieces)
+    if layout is None or not layout.cells:
+        raise _wrong_game(pieces, "catwalk", "catwalk")
+    bad = [p for p in layout.problems if p.kind in ("shared-cell", "misfit", "off-grid")]
+    if bad:
+        raise NotReadable(bad[0].message)
+    cells = {}
+    for cell, fits in layout.cells.items():
+        tile = _tile(fits[0].piece)
+        if tile is None:
+            raise NotReadable(f"a catwalk tile cannot be read: {_why(fits[0].piece)}")
+        cells[cell] = tile
+    tiles, order = _catwalk_order(cells)
+    try:
+        track = Track.from_layout(tiles, order)
+    except LayoutError as err:
+        raise _layout_error("catwalk", err) from None
+    notes = ["the catwalk as laid; flicks and the scoreboard are not read from a photo"]
+    return Reading("catwalk", None, track, track.render(), notes, layout)
+
+
+def _coin_values(layout: CoinGridLayout, room: str, hidden_ok: bool) -> tuple[list[int | None], list[str]]:
+    values: list[int | None] = [None] * 24
+    notes: list[str] = []
+    bad = [p for p in layout.problems if p.kind in ("shared-cell", "misfit", "off-grid")]
+    if bad:
+        raise NotReadable(bad[0].message)
+    if layout.ambiguous:
+        raise NotReadable(f"the {GAME_NAMES[room]} grid cannot be placed: {layout.ambiguous}")
+    for (c, r), fits in layout.cells.items():
+        p = fits[0].piece
+        if not p.uncertain and p.side == "value" and p.rank is not None:
+            values[r * 4 + c] = p.rank
+        elif not hidden_ok:
+            raise NotReadable(f"the coin on {'abcd'[c]}{6 - r} cannot be read: {_why(p)}")
+    return values, notes
+
+
+def _die_on(layout: CoinGridLayout) -> tuple[int | None, DetectedPiece | None]:
+    if not layout.dice:
+        return None, None
+    if len(layout.dice) > 1:
+        raise NotReadable(f"{len(layout.dice)} dice stand on the maze: one die is you")
+    d = layout.dice[0]
+    return d.row * 4 + d.col, d.piece
+
+
+def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_: Any) -> Reading:
+    from rules.epic_funhouse import roll_out_the_barrels as rob
+    from rules.epic_funhouse.die import arrangement_named
+
+    layout = find_coin_grid(pieces, 4, 6)
+    if layout is None or not layout.cells:
+        raise _wrong_game(pieces, "roll-out-the-barrels", "barrel maze (a 4x6 grid of coins)")
+    values, notes = _coin_values(layout, "roll-out-the-barrels", hidden_ok=True)
+    cell, die_piece = _die_on(layout)
+    missing = [i for i, v in enumerate(values) if v is None]
+    if missing and missing != [cell]:
+        i = next(i for i in missing if i != cell)
+        where = rob.cell_name(i)
+        fits = layout.cells.get((i % 4, i // 4))
+        why = _why(fits[0].piece) if fits else "no coin is seen there"
+        raise NotReadable(f"the barrel on {where} cannot be read: {why}")
+    if missing:  # the coin under the die: the one value seen only three times (four coins of each value)
+        counts = {v: values.count(v) for v in range(6)}
+        short = [v for v, n in counts.items() if n < 4]
+        if len(short) != 1:
+            raise NotReadable(f"the barrel under the die on {rob.cell_name(cell)} cannot be told from the others")
+        values[cell] = short[0]
+        notes.append(f"the barrel under the die ({rob.cell_name(cell)}) is hidden: it must be the "
+                     f"{rank_name(short[0]).lower()}, the only value seen three times")
+    arr = arrangement_named(arrangement)
+    die = None
+    if cell is not None:
+        if die_piece.uncertain or die_piece.rank is None:
+            raise NotReadable(f"the die's top face cannot be read: {_why(die_piece)}")
+        die = next(d for d in arr.orientations() if d.top == die_piece.rank)
+        notes.append(f"the die's sides cannot be seen from above: it is shown with {rank_name(die.north).lower()} "
+                     "to the north")
+    try:
+        state = rob.State.from_layout(values, rob.cell_name(cell) if cell is not None else None, die, arr)
+    except (LayoutError, RulesError) as err:
+        raise _layout_error("roll-out-the-barrels", err) from None
+    return Reading("roll-out-the-barrels", None, state, state.render(), notes, layout)
+
+
+def _parse_grid(text: Any) -> list[int]:
+    from rules.epic_funhouse.roll_out_the_barrels import check_grid
+
+    if isinstance(text, str):
+        chars = [ch for ch in text if not ch.isspace() and ch not in "/,"]
+        text = [{"n": 0, "a": 1}.get(ch.lower(), ch) for ch in chars]
+    try:
+        return list(check_grid([int(v) for v in text]))
+    except (ValueError, TypeError, LayoutError) as err:
+        raise NotReadable(f"cannot read --grid: {err} (give the 24 coin values in reading order, e.g. "
+                          "n23a/45n2/...)") from None
+
+
+def _read_whack(pieces: list[DetectedPiece], grid: Any = None, **_: Any) -> Reading:
+    from rules.epic_funhouse import whack_a_dummy as wad
+    from rules.epic_funhouse.roll_out_the_barrels import cell_name
+
+    layout = find_coin_grid(pieces, 4, 6)
+    if layout is None or not layout.cells:
+        raise _wrong_game(pieces, "whack-a-dummy", "Whack-a-Dummy board (a 4x6 grid of coins)")
+    if layout.ambiguous:
+        raise NotReadable(f"the Whack-a-Dummy grid cannot be placed: {layout.ambiguous}")
+    bad = [p for p in layout.problems if p.kind in ("shared-cell", "misfit", "off-grid")]
+    if bad:
+        raise NotReadable(bad[0].message)
+    cell, _die = _die_on(layout)
+    up: list[int] = []
+    seen_values: dict[int, int] = {}
+    for (c, r), fits in layout.cells.items():
+        p = fits[0].piece
+        i = r * 4 + c
+        if p.uncertain or p.side is None:
+            raise NotReadable(f"the dummy on {cell_name(i)} cannot be read: {_why(p)}")
+        if p.side == "value":
+            up.append(i)
+            if p.rank is not None:
+                seen_values[i] = p.rank
+    missing = [i for i in range(24) if (i % 4, i // 4) not in layout.cells]
+    if missing:
+        where = cell_name(missing[0])
+        raise NotReadable(f"the dummy on {where} is not seen"
+                          + (" (under the die: which side is up cannot be seen)" if missing[0] == cell else ""))
+    if grid is None:
+        raise NotReadable("face-down coins hide their values: give the maze's 24 values with --grid "
+                          "(reading order, from Roll Out the Barrels)")
+    values = _parse_grid(grid)
+    for i, v in seen_values.items():
+        if values[i] != v:
+            raise NotReadable(f"--grid says {rank_name(values[i]).lower()} on {cell_name(i)}, but the coin there "
+                              f"shows {rank_name(v).lower()}")
+    try:
+        state = wad.State.from_layout(values, up, cell_name(cell) if cell is not None else None)
+    except (LayoutError, RulesError) as err:
+        raise _layout_error("whack-a-dummy", err) from None
+    notes = ["penalties cannot be seen in a photo: shown as 0; progress is the longest run of corners in order"]
+    return Reading("whack-a-dummy", None, state, state.render(), notes, layout)
+
+
+def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
+    from rules.epic_funhouse import trampo_land
+
+    layout = find_triangle(pieces)
+    if layout is None or len(layout.spots) < 10:
+        raise _wrong_game(pieces, "trampo-land", "Trampo-Land triangle")
+    if layout.problems:
+        raise NotReadable(layout.problems[0].message)
+    board: dict[int, str] = {}
+    for n in range(1, 16):
+        here = layout.spots.get(n, [])
+        if not here:
+            raise NotReadable(f"trampoline {n} is not seen")
+        figures = [p for p in here if _kind(p) in (Kind.PAWN, Kind.DIE)]
+        coins = [p for p in here if _kind(p) is Kind.COIN]
+        if len(figures) > 1:
+            raise NotReadable(f"two figures stand on trampoline {n}")
+        if figures:
+            f = figures[0]
+            if f.uncertain:
+                raise NotReadable(f"the piece on trampoline {n} cannot be read: {_why(f)}")
+            board[n] = "you" if _kind(f) is Kind.DIE else "adult"
+            continue
+        top = max(coins, key=lambda c: c.height_mm)
+        if top.uncertain or top.side is None:
+            raise NotReadable(f"the coin on trampoline {n} cannot be read: {_why(top)}")
+        board[n] = "kid" if top.side == "suit" else "empty"
+    try:
+        state = trampo_land.State.from_layout(board)
+    except LayoutError as err:
+        raise _layout_error("trampo-land", err) from None
+    notes = ["which adult walked last cannot be seen in a photo"]
+    return Reading("trampo-land", None, state, state.render(), notes, layout)
+
+
+# ----------------------------------------------------------------------------------------------------- scores
+@dataclass
+class RoomScore:
+    """A solitaire room's (or Plans of Action's) score read from a photo. ``score`` is exact when
+    ``score_max`` is None, else the score lies in ``score``..``score_max`` (Magic Mirror's removed pairs are
+    stacked off the board); ``details`` says how it was counted."""
+
+    name: str
+    score: int | None
+    details: dict[str, Any]
+    reading: Reading
+    score_max: int | None = None
+    goal_reached: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"game": self.name, "score": self.score}
+        if self.score_max is not None:
+            out["score_max"] = self.score_max
+        if self.goal_reached is not None:
+            out["goal_reached"] = self.goal_reached
+        out.update(self.details)
+        out["notes"] = self.reading.notes
+        return out
+
+
+def _mirror_pair_points(removed: list[Tile]) -> tuple[int, int] | None:
+    """Lowest and highest points the removed tiles can score as pairs totalling 5 (None: they cannot pair)."""
+    from rules.epic_funhouse.magic_mirror import relation
+
+    lo = hi = 0
+    for a_rank, b_rank in ((0, 5), (1, 4), (2, 3)):
+        a = [t for t in removed if t.rank == a_rank]
+        b = [t for t in removed if t.rank == b_rank]
+        if len(a) != len(b):
+            return None
+        costs = [sum(relation(x, y).points_per_pair for x, y in zip(a, perm, strict=True))
+                 for perm in itertools.permutations(b)] or [0]
+        lo += min(costs)
+        hi += max(costs)
+    return lo, hi
+
+
+def score_room(seen: Detection | Iterable[DetectedPiece], game: str, room: str | None = None,
+               **options: Any) -> RoomScore:
+    """The score of a finished solitaire room (Slide Jam, Magic Mirror, Roll Out the Barrels) or whether
+    Plans of Action's goal is reached; :class:`NotReadable` as :func:`read_state`."""
+    key = room if game == "epic-funhouse" else game
+    if key not in ("slide-jam", "magic-mirror", "roll-out-the-barrels", "plans-of-action", "trampo-land"):
+        raise NotReadable(f"tableside scores Slide Jam, Magic Mirror, Roll Out the Barrels, Trampo-Land and Plans of "
+                          f"Action from a photo, not {GAME_NAMES.get(key or game, key or game)}")
+    reading = read_state(seen, game, room, **options)
+    state = reading.state
+    if key == "slide-jam":
+        left = [t for row in state.board for t in row if t is not None]
+        return RoomScore(key, state.score(), {"tiles_left": len(left), "jammed": state.is_over(),
+                                              "board": state.to_layout()["board"]}, reading)
+    if key == "magic-mirror":
+        from rules.epic_funhouse.common import ALL_TILES
+        from rules.epic_funhouse.magic_mirror import Relation
+
+        on_board = {t for row in state.board for t in row if t is not None}
+        strangers = state.tiles_per_side() * Relation.STRANGERS.points_per_pair
+        removed = [t for t in ALL_TILES if t not in on_board]
+        span = _mirror_pair_points(removed)
+        if span is None:
+            raise NotReadable("the tiles missing from the board do not pair up into totals of 5")
+        cousins, distant = options.get("cousins"), options.get("distant_relatives")
+        details: dict[str, Any] = {"strangers_per_side": state.tiles_per_side(), "strangers_points": strangers,
+                                   "pairs_removed": len(removed) // 2, "board": state.to_layout()["board"]}
+        if cousins is not None or distant is not None:
+            c, d = int(cousins or 0), int(distant or 0)
+            if c + d > len(removed) // 2 or c < 0 or d < 0:
+                raise NotReadable(f"{c} cousin and {d} distant-relative pairs are more than the "
+                                  f"{len(removed) // 2} pairs removed")
+            points = c * Relation.COUSINS.points_per_pair + d * Relation.DISTANT_RELATIVES.points_per_pair
+            if not span[0] <= points <= span[1]:
+                raise NotReadable(f"the removed tiles cannot make pairs worth {points} points (possible: "
+                                  f"{span[0]}..{span[1]})")
+            details.update({"cousins": c, "distant_relatives": d})
+            return RoomScore(key, strangers + points, details, reading)
+        if span[0] == span[1]:
+            return RoomScore(key, strangers + span[0], details, reading)
+        reading.notes.append("the removed pairs' kinship is not on the board: give --cousins N --distant-relatives N "
+                             "(pairs on those stacks) for the exact score")
+        return RoomScore(key, strangers + span[0], details, reading, score_max=strangers + span[1])
+    if key == "roll-out-the-barrels":
+        from rules.epic_funhouse.roll_out_the_barrels import START, cell_name, exit_path
+
+        cell = state.cell if state.cell is not None else START
+        path, score = exit_path(state.grid, cell)
+        return RoomScore(key, score, {"die_on": cell_name(cell), "at_exit": state.won(),
+                                      "path": [cell_name(i) for i in path],
+                                      "path_values": [state.grid[i] for i in path]}, reading)
+    if key == "trampo-land":
+        return RoomScore(key, state.score(), {"kids": state.count("kid"), "adults": state.count("adult"),
+                                              "over": state.is_over()}, reading)
+    # plans-of-action
+    solved = [s.value for s in state.solved_suits()]
+    return RoomScore(key, None, {"connected": solved, "goal": state.goal,
+                                 "moves": "not seen in a photo (the score is the number of moves)"},
+                     reading, goal_reached=state.is_solved())
+
+
+# ------------------------------------------------------------------------------------- Martian Shuffleboard
+@dataclass(frozen=True)
+class ShuffleboardPiece:
+    color: str | None
+    size: str | None
+    pose: str | None
+    x_mm: float
+    y_mm: float
+    angle_deg: float
+    uncertain: bool = False
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"color": self.color, "size": self.size, "pose": self.pose,
+                               "x_mm": round(self.x_mm, 1), "y_mm": round(self.y_mm, 1),
+                               "angle_deg": round(self.angle_deg % 90.0 if self.pose == "upright" else
+                                                  self.angle_deg % 360.0, 1)}
+        if self.uncertain:
+            out["uncertain"] = True
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True)
+class ShuffleboardPair:
+    a: int
+    b: int
+    gap_mm: float
+    gap_small_heights: float
+    scores: bool
+    scorer: int | None
+    points: int
+    too_close_to_call: bool
+    closest_mm: tuple[tuple[float, float], tuple[float, float]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "gap_mm": round(self.gap_mm, 1),
+                "gap_small_heights": round(self.gap_small_heights, 3), "scores": self.scores,
+                "scorer": self.scorer, "points": self.points, "too_close_to_call": self.too_close_to_call}
+
+
+@dataclass
+class ShuffleboardScore:
+    """Every piece, every pair of upright pieces with its gap, and the points per colour.
+
+    ``scores`` counts every pair measured within one Small height (the rules engine's reading of the
+    measurements); ``close_calls`` lists the points that hinge on a pair within ``close_mm`` of the threshold
+    (``counted``: whether they are in ``scores``); ``sure_scores`` the points no close call can change;
+    ``unsure`` the pyramids seen but not read (their pairs are not scored)."""
+
+    pieces: list[ShuffleboardPiece]
+    pairs: list[ShuffleboardPair]
+    scores: dict[str, int]
+    small_height_mm: float
+    variant: str
+    close_mm: float
+
+    @property
+    def close_calls(self) -> list[dict[str, Any]]:
+        out = []
+        for k, p in enumerate(self.pairs):
+            if p.too_close_to_call and p.points:
+                who = self.pieces[p.scorer].color if p.scorer is not None else None
+                out.append({"pair": k, "color": who, "points": p.points, "counted": p.scores})
+        return out
+
+    @property
+    def sure_scores(self) -> dict[str, int]:
+        out = dict(self.scores)
+        for call in self.close_calls:
+            if call["counted"]:
+                out[call["color"]] -= call["points"]
+        return out
+
+    @property
+    def flat(self) -> list[int]:
+        return [i for i, p in enumerate(self.pieces) if p.pose == "flat" and not p.uncertain]
+
+    @property
+    def unsure(self) -> list[int]:
+        return [i for i, p in enumerate(self.pieces) if p.uncertain]
+
+    def notes(self) -> list[str]:
+        notes = []
+        if self.flat:
+            names = ", ".join(f"{self.pieces[i].color} {self.pieces[i].size}" for i in self.flat)
+            notes.append(f"lying flat (back to their owners): {names}")
+        if self.unsure:
+            notes.append(f"{len(self.unsure)} pyramid(s) cannot be read and are not scored")
+        for call in self.close_calls:
+            notes.append(f"too close to call: {call['points']} point(s) for {call['color']} "
+                         f"({'counted' if call['counted'] else 'not counted'})")
+        return notes
+
+    def text(self) -> str:
+        lines = []
+        for i, p in enumerate(self.pieces):
+            state = "cannot be read" if p.uncertain else p.pose
+            lines.append(f"[{i}] {p.color or '?'} {p.size or '?'} {state} at ({p.x_mm:.0f}, {p.y_mm:.0f}) mm")
+        for p in self.pairs:
+            if p.gap_small_heights > 2.0:
+                continue
+            a, b = self.pieces[p.a], self.pieces[p.b]
+            mark = "scores" if p.scores else "no score"
+            if p.too_close_to_call:
+                mark += ", too close to call"
+            if p.points:
+                mark += f", {p.points} point(s)"
+            lines.append(f"[{p.a}] {a.color} {a.size} - [{p.b}] {b.color} {b.size}: {p.gap_mm:.1f} mm = "
+                         f"{p.gap_small_heights:.2f} Small heights ({mark})")
+        lines.append("scores: " + (", ".join(f"{c} {n}" for c, n in sorted(self.scores.items(), key=lambda kv: -kv[1]))
+                                   or "no upright pyramids"))
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pieces": [p.to_json() for p in self.pieces], "pairs": [p.to_json() for p in self.pairs],
+                "scores": dict(self.scores), "sure_scores": self.sure_scores, "close_calls": self.close_calls,
+                "flat": self.flat, "unsure": self.unsure, "small_height_mm": self.small_height_mm,
+                "variant": self.variant}
+
+
+def _closest_points(p: Sequence[tuple[float, float]], q: Sequence[tuple[float, float]]
+                    ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The closest pair of points between two convex polygons' outlines (for drawing the gap as a ruler)."""
+    best = (math.inf, p[0], q[0])
+    for poly_a, poly_b, swap in ((p, q, False), (q, p, True)):
+        n = len(poly_b)
+        for v in poly_a:
+            for i in range(n):
+                a, b = poly_b[i], poly_b[(i + 1) % n]
+                abx, aby = b[0] - a[0], b[1] - a[1]
+                l2 = abx * abx + aby * aby
+                t = 0.0 if l2 == 0 else max(0.0, min(1.0, ((v[0] - a[0]) * abx + (v[1] - a[1]) * aby) / l2))
+                w = (a[0] + t * abx, a[1] + t * aby)
+                d = math.hypot(v[0] - w[0], v[1] - w[1])
+                if d < best[0]:
+                    best = (d, w, v) if swap else (d, v, w)
+    return (float(best[1][0]), float(best[1][1])), (float(best[2][0]), float(best[2][1]))
+
+
+def score_shuffleboard(seen: Detection | Iterable[DetectedPiece], small_height_mm: float | None = None,
+                       variant: Any = None, close_mm: float = 1.0) -> ShuffleboardScore:
+    """Martian Shuffleboard from a photo: the rules engine's :func:`score_positions` over the upright pyramids
+    seen, each pair's gap in mm and Small heights, and the pairs within ``close_mm`` of the threshold marked
+    "too close to call". :class:`NotReadable` when the frame shows no pyramid."""
+    from rules import martian_shuffleboard as ms
+
+    pieces = all_pieces(seen)
+    pyramids = [p for p in pieces if _kind(p) is Kind.PYRAMID]
+    if not pyramids:
+        raise _wrong_game(pieces, "martian-shuffleboard", "Icehouse pyramid")
+    height = float(small_height_mm) if small_height_mm is not None else ms.SMALL_HEIGHT_MM
+    try:
+        var = ms.Variant.parse(variant)
+    except RulesError as err:
+        raise NotReadable(str(err)) from None
+    out = []
+    for p in pyramids:
+        unreadable = p.uncertain or p.color is None or p.size is None or p.pose is None
+        out.append(ShuffleboardPiece(p.color, p.size.value if p.size else None, p.pose.value if p.pose else None,
+                                     float(p.x_mm), float(p.y_mm), float(p.angle_deg), unreadable,
+                                     (p.reason or "its colour, size or pose was not read") if unreadable else None))
+    upright = [i for i, p in enumerate(out) if not p.uncertain and p.pose == PyramidPose.UPRIGHT.value]
+    report = ms.score_positions([{"color": out[i].color, "size": out[i].size, "x_mm": out[i].x_mm,
+                                  "y_mm": out[i].y_mm, "angle_deg": out[i].angle_deg} for i in upright],
+                                small_height_mm=height, variant=var)
+    placed = {}  # the report's PlacedPiece -> index into out
+    for i in upright:
+        pp = ms.PlacedPiece(ms.Piece(out[i].color, out[i].size),
+                            ms.Placement(out[i].x_mm, out[i].y_mm, out[i].angle_deg))
+        placed.setdefault(pp, i)
+    pairs = []
+    for pr in report.pairs:
+        a, b = placed[pr.a], placed[pr.b]
+        scorer = None
+        if pr.scorer is not None:
+            scorer = a if pr.a.piece == pr.scorer else b
+        fa = ms.footprint(pr.a.at.x_mm, pr.a.at.y_mm, pr.a.at.angle_deg, pr.a.size.base_mm)
+        fb = ms.footprint(pr.b.at.x_mm, pr.b.at.y_mm, pr.b.at.angle_deg, pr.b.size.base_mm)
+        pa, pb = _closest_points(fa, fb)
+        pairs.append(ShuffleboardPair(min(a, b), max(a, b), pr.gap_mm, pr.gap_mm / height, bool(pr.points),
+                                      scorer, pr.points, abs(pr.gap_mm - height) <= close_mm,
+                                      (pa, pb) if a < b else (pb, pa)))
+    pairs.sort(key=lambda p: (p.a, p.b))
+    return ShuffleboardScore(out, pairs, dict(report.points), height, str(var), close_mm)
+
+
+# ----------------------------------------------------------------------------------------------------- PPN
+def ppn_position(reading: Reading) -> str | None:
+    """The position as a PPN record: the game's set-up metadata where its PPN adapter can write it, else a
+    ``setup.`` move dropping every piece on its PPN location; None for positions PPN cannot describe here."""
+    from rules import ppn
+    from rules.ppn.games import ADAPTERS, adapter
+
+    state = reading.state
+    name = reading.room or reading.game
+    game_type = ppn.GAME_TYPES.get(reading.game, GAME_NAMES.get(name, name))
+    if reading.game in ADAPTERS and reading.game != "martian-shuffleboard":
+        mod = adapter(reading.game)
+        try:
+            meta = mod.metadata(state)
+            movetext = ""
+        except RulesError:
+            meta = {"GameType": game_type}
+            board = mod.board(state)
+            movetext = "setup. " + " ".join(f"{p.spec}@({ppn.fmt_number(p.x)},{ppn.fmt_number(p.y)})"
+                                           for p in board)
+        return _ppn_text(meta, movetext)
+    drops = _room_drops(reading)
+    if drops is None:
+        return None
+    return _ppn_text({"GameType": game_type if reading.game != "epic-funhouse" else GAME_NAMES[name]},
+                     "setup. " + " ".join(drops))
+
+
+def _ppn_text(meta: Mapping[str, Any], movetext: str) -> str:
+    import yaml
+
+    head = yaml.safe_dump(dict(meta), sort_keys=False, allow_unicode=True).strip()
+    return f"---\n{head}\n...\n{movetext}".rstrip() + "\n"
+
+
+def _room_drops(reading: Reading) -> list[str] | None:
+    from rules.epic_funhouse.common import RANK_CHARS
+
+    state = reading.state
+    name = reading.room or reading.game
+    if name in ("slide-jam", "magic-mirror"):
+        rows = state.board
+        return [f"{t.suit.letter}{RANK_CHARS[t.rank]}@({c + 1},{len(rows) - r})"
+                for r, row in enumerate(rows) for c, t in enumerate(row) if t is not None]
+    if name == "catwalk":
+        return [f"{t.suit.letter}{RANK_CHARS[t.rank]}@({x},{y})" for t, (x, y) in zip(state.tiles, state.cells,
+                                                                                         strict=True)]
+    if name == "roll-out-the-barrels":
+        drops = [f"c{RANK_CHARS[v]}@({i % 4 + 1},{6 - i // 4})" for i, v in enumerate(state.grid)]
+        if state.cell is not None:
+            drops.append(f"d{RANK_CHARS[state.die.top]}@({state.cell % 4 + 1},{6 - state.cell // 4})")
+        return drops
+    if name == "whack-a-dummy":
+        drops = [f"c{RANK_CHARS[v]}@({i % 4 + 1},{6 - i // 4})" if state.face_up >> i & 1
+                 else f"cS@({i % 4 + 1},{6 - i // 4})" for i, v in enumerate(state.grid)]
+        if state.cell is not None:
+            drops.append(f"d@({state.cell % 4 + 1},{6 - state.cell // 4})")
+        return drops
+    return None
