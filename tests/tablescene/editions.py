@@ -38,6 +38,7 @@ class Edition:
     tile_edge: BGR  # the colour of the tile's sides (wood, cardboard core...)
     tile_thickness_mm: float
     tile_border: BGR | None = None  # a printed frame around the face
+    tile_corner_mm: float = 2.0  # radius of the tiles' rounded corners
     corner_symbols: int = 1  # suit symbols in 1 (top-left), 2 (TL + BR, the BR one turned) or 4 corners
     face_in_suit_colour: bool = False  # face background in the suit colour, ink in tile_face
     coin_face: BGR = (205, 222, 236)
@@ -101,6 +102,7 @@ CLASSIC_EDITION = Edition(
     tile_edge=(120, 160, 200),
     tile_thickness_mm=6.0,
     tile_border=(60, 80, 110),
+    tile_corner_mm=3.0,
     corner_symbols=4,
     coin_face=(150, 190, 220),
     coin_value_ink="black",
@@ -130,6 +132,7 @@ HANDMADE_EDITION = Edition(
     tile_edge=(150, 150, 150),
     tile_thickness_mm=2.0,
     tile_border=None,
+    tile_corner_mm=0.8,
     corner_symbols=1,
     coin_face=(215, 228, 235),
     coin_value_ink="black",
@@ -160,6 +163,7 @@ BOLD_EDITION = Edition(
     tile_edge=(60, 60, 60),
     tile_thickness_mm=3.5,
     tile_border=(250, 250, 250),
+    tile_corner_mm=2.5,
     corner_symbols=2,
     face_in_suit_colour=True,
     coin_face=(240, 240, 240),

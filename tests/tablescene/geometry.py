@@ -116,20 +116,41 @@ def footprint_mm(solid: Solid) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------------------------
+def _rounded_square(half: float, radius: float, per_corner: int = 5) -> np.ndarray:
+    """Outline (n, 2) of a square with rounded corners, clockwise from the top-left corner's arc (y down)."""
+    if radius <= 0:
+        return np.array([(-half, -half), (half, -half), (half, half), (-half, half)], float)
+    pts = []
+    for cx, cy, start in ((-1, -1, 180.0), (1, -1, 270.0), (1, 1, 0.0), (-1, 1, 90.0)):
+        centre = np.array([cx * (half - radius), cy * (half - radius)])
+        for a in np.radians(np.linspace(start, start + 90.0, per_corner)):
+            pts.append(centre + radius * np.array([math.cos(a), math.sin(a)]))
+    return np.array(pts)
+
+
 def _tile(index, piece: TilePiece, ed: Edition, base_h: float, ppm: float) -> Solid:
     t = ed.tile_thickness_mm
     top = base_h + t
     tex = art.tile_texture(ed, piece.suit, piece.rank, piece.side, ppm)
     centre = (piece.x_mm, piece.y_mm)
-    top_face = _textured_top(centre, TILE_MM, top, piece.angle_deg, tex)
-    top_face.gloss, top_face.shininess = ed.gloss, ed.shininess
-    # A narrow bevel ring catches light along the top edges (real tiles are never razor-sharp).
-    faces = [top_face]
-    faces += _box_faces(centre, TILE_MM / 2, TILE_MM / 2, base_h, top, piece.angle_deg, ed.tile_edge, ed.gloss,
-                        ed.shininess)
     half = TILE_MM / 2
+    # the top face: the texture's square cut to the tile's rounded corners
+    top_face = _textured_top(centre, TILE_MM, top, piece.angle_deg, tex)
+    outline = _rounded_square(half, ed.tile_corner_mm)
+    ring_top = _place(np.column_stack([outline, np.full(len(outline), top)]), *centre, piece.angle_deg)
+    ring_bot = _place(np.column_stack([outline, np.full(len(outline), base_h)]), *centre, piece.angle_deg)
+    top_face.verts = ring_top
+    top_face.gloss, top_face.shininess = ed.gloss, ed.shininess
+    faces = [top_face]
+    for i in range(len(outline)):
+        j = (i + 1) % len(outline)
+        verts = np.array([ring_top[i], ring_top[j], ring_bot[j], ring_bot[i]])
+        mid = (ring_top[i] + ring_top[j]) / 2
+        out = np.array([mid[0] - centre[0], mid[1] - centre[1], 0.0])
+        faces.append(Face(verts, _normal(verts, out), ed.tile_edge, gloss=ed.gloss * 0.5, shininess=ed.shininess))
     box = np.array([(u, v, h) for u in (-half, half) for v in (-half, half) for h in (base_h, top)])
     caster = _place(box, *centre, piece.angle_deg)
+    # the truth outline is the tile's square (the corners' rounding is a detail of the drawing)
     footprint = _place(np.array([(-half, -half, 0), (half, -half, 0), (half, half, 0), (-half, half, 0)]), *centre,
                        piece.angle_deg)[:, :2]
     return Solid(index, piece, faces, [caster], footprint, base_h, top)
