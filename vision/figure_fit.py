@@ -52,6 +52,7 @@ class EdgeFit:
     outline_px: np.ndarray  # (k, 2) fitted silhouette in frame pixels
     converged: bool
     grow_px: float = 0.0  # how far the outline seen lies outside the model's (see _MAX_GROW_PX)
+    crease_support: float = 0.0  # the same share for the creases seen inside the outline (when fitted)
 
 
 # ----------------------------------------------------------------------------------------------------- coarse
@@ -134,6 +135,11 @@ def _edge_samples(model: FigureModel, pose, base_h: float, pixels: np.ndarray, s
         n = max(2, int(length / spacing_px))
         # stay off the corners: there two edges meet and the profile mixes both
         t = 0.1 + 0.8 * (np.arange(n) + 0.5) / n
+        if not model.faces and abs(pts[a, 2] - pts[b, 2]) > 2.0:
+            # a body of revolution: an outline edge joining rings at different heights is a tangent spanning
+            # the waist; only its ends lie on the piece
+            t = t[(t < 0.25) | (t > 0.75)]
+            n = len(t)
         xyh.append(pts[a][None] * (1 - t[:, None]) + pts[b][None] * t[:, None])
         owner.append(np.full(n, len(ends)))
         ends.append((a, b))
@@ -229,8 +235,7 @@ def refine_pose(image: np.ndarray, calibration: Calibration, model: FigureModel,
     reach = reach_px
     for it in range(iterations + 1):
         pixels = project_model(calibration, model, pose, base_h)
-        xyh, owner, ends, inner_edge = _edge_samples(model, pose, base_h, pixels, spacing_px, camera_mm,
-                                                           inner_weight > 0)
+        xyh, owner, ends, inner_edge = _edge_samples(model, pose, base_h, pixels, spacing_px, camera_mm)
         crease = inner_edge[owner]
         pts, deriv = _project_with_derivatives(calibration, xyh, pose)
         a = pixels[[e[0] for e in ends]]
@@ -268,6 +273,8 @@ def refine_pose(image: np.ndarray, calibration: Calibration, model: FigureModel,
         count = int(outline.sum())
         inl = good & (np.abs(offsets) < 1.0) & outline
         support = float(inl.sum() / count) if count else 0.0
+        n_crease = int(crease.sum())
+        crease_support = float((good & (np.abs(offsets) < 1.0) & crease).sum() / n_crease) if n_crease else 0.0
         rms = float(np.sqrt(np.mean(offsets[inl] ** 2))) if inl.any() else float("inf")
         if it == iterations or converged:
             break
@@ -288,4 +295,5 @@ def refine_pose(image: np.ndarray, calibration: Calibration, model: FigureModel,
         reach = max(1.5, reach * 0.7)
         if np.all(np.abs(step[:n_params]) < (0.005, 0.005, 0.02)[:n_params]) and it >= 1:
             converged = True
-    return EdgeFit((float(pose[0]), float(pose[1]), float(pose[2])), support, rms, count, hull, converged, grow)
+    return EdgeFit((float(pose[0]), float(pose[1]), float(pose[2])), support, rms, count, hull, converged, grow,
+                   crease_support)

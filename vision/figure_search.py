@@ -26,7 +26,7 @@ import numpy as np
 from calibration.table_calibration import Calibration
 from rules.pieces import COIN_MM, TILE_MM, Kind, PyramidPose
 from vision.figure_fit import CoarseFit, EdgeFit, coarse_pose, polish_pose, refine_pose
-from vision.figure_models import FigureModel, die_model, pawn_model, silhouette_mm
+from vision.figure_models import FigureModel, die_model, pawn_model, silhouette_mm, to_table_plane
 from vision.figure_segmentation import Blob, TableView, find_blobs, foreground, sheet_in_view, split_blob, table_view
 from vision.pawns_dice import body_colour, classify_suit, die_top_crop, read_die_face, suit_references
 from vision.pieces import DetectedPiece
@@ -51,9 +51,12 @@ class _Candidate:
 
     @property
     def score(self) -> float:
+        """How well the model explains what is seen: edges on its outline, on the creases it shows inside
+        (a die's top face, a pyramid's ridges; a pawn has none and counts its outline twice), the overlap."""
         if self.fit is None:
             return -1.0
-        return self.fit.support - 0.15 * min(self.fit.rms_px, 2.0) + 0.3 * self.coarse.iou
+        creases = self.fit.crease_support if self.model.faces else self.fit.support
+        return self.fit.support + 0.5 * creases - 0.15 * min(self.fit.rms_px, 2.0) + 0.3 * self.coarse.iou
 
 
 @dataclass
@@ -67,7 +70,7 @@ class FigureSearch:
     view: TableView
     profile: Any
     kinds: tuple[str, ...]
-    occupied: list[tuple[np.ndarray, float]]
+    occupied: list[_Occupied]
     obstructions: list[np.ndarray]  # hulls (mm) of big non-piece regions
     pyramid_colors: tuple[str, ...] | None
 
@@ -79,59 +82,89 @@ class FigureSearch:
                          borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3)
 
 
-def _occupied_list(occupied_mm: Sequence[Any] | None, profile: Any) -> list[tuple[np.ndarray, float]]:
-    """(polygon mm, top height mm) of each tile/coin footprint handed in."""
+@dataclass(frozen=True)
+class _Occupied:
+    """A tile or coin handed in by the tile/coin detector: footprint (mm), top height (mm), round or not."""
+
+    polygon: np.ndarray
+    top_h: float
+    round: bool = False
+
+
+def _occupied_list(occupied_mm: Sequence[Any] | None, profile: Any) -> list[_Occupied]:
+    """The tile/coin footprints handed in (see :func:`vision.figures.detect_figures`)."""
     out = []
     for item in occupied_mm or ():
         if isinstance(item, DetectedPiece):
             if item.kind is Kind.TILE:
-                side, thick = TILE_MM, float(getattr(profile, "tile_thickness_mm", 0) or 3.0)
-                half = side / 2
+                thick = float(getattr(profile, "tile_thickness_mm", 0) or 3.0)
+                half = TILE_MM / 2
                 local = np.array([(-half, -half), (half, -half), (half, half), (-half, half)])
             elif item.kind is Kind.COIN:
                 thick = float(getattr(profile, "coin_thickness_mm", 0) or 3.2)
-                a = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+                a = np.linspace(0, 2 * math.pi, 32, endpoint=False)
                 local = np.column_stack([np.cos(a), np.sin(a)]) * COIN_MM / 2
             else:
                 continue
             t = math.radians(item.angle_deg)
             rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-            out.append((local @ rot.T + (item.x_mm, item.y_mm), float(item.height_mm) + thick))
+            out.append(_Occupied(local @ rot.T + (item.x_mm, item.y_mm), float(item.height_mm) + thick,
+                                 item.kind is Kind.COIN))
         else:
             poly, top = item
-            out.append((np.asarray(poly, np.float64).reshape(-1, 2), float(top)))
+            out.append(_Occupied(np.asarray(poly, np.float64).reshape(-1, 2), float(top)))
     return out
 
 
 def _support_height(search: FigureSearch, x: float, y: float) -> float:
     """Height of the highest handed-in tile/coin top under a point (0: the table)."""
     best = 0.0
-    for poly, top in search.occupied:
-        if cv2.pointPolygonTest(poly.astype(np.float32).reshape(-1, 1, 2), (float(x), float(y)), False) >= 0:
-            best = max(best, top)
+    for occ in search.occupied:
+        if cv2.pointPolygonTest(occ.polygon.astype(np.float32).reshape(-1, 1, 2), (float(x), float(y)), False) >= 0:
+            best = max(best, occ.top_h)
     return best
 
 
-def _mask_occupied(view: TableView, occupied: list[tuple[np.ndarray, float]]) -> None:
-    """Inside a tile or coin, a figure is what differs from that piece's own (median) colour; its printed
-    marks and its rim are not figures (the rim is also displaced by the piece's height)."""
+def _mask_occupied(view: TableView, occupied: list[_Occupied], camera_mm: np.ndarray | None) -> None:
+    """Inside a tile or coin the background is that piece's own colour, so a figure standing on it is what
+    differs from it. The piece is seen as a prism (its top displaced by parallax); its rim, its printed lines
+    (thin: removed by an opening) are not figures. Coins keep the background of what they lie on."""
     if not occupied:
         return
     p = view.px_per_mm
-    for poly, _top in sorted(occupied, key=lambda o: o[1]):
+    img = view.image.astype(np.float32)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(4 * p) | 1, int(4 * p) | 1))
+    for occ in sorted(occupied, key=lambda o: o.top_h):
+        low = to_table_plane(np.column_stack([occ.polygon, np.zeros(len(occ.polygon))]), camera_mm)
+        high = to_table_plane(np.column_stack([occ.polygon, np.full(len(occ.polygon), occ.top_h)]), camera_mm)
+        seen = cv2.convexHull(np.vstack([low, high]).astype(np.float32)).reshape(-1, 2)
         full = np.zeros(view.mask.shape, np.uint8)
-        cv2.fillPoly(full, [np.round(view.to_px(poly) * 16).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
-        inner = cv2.erode(full, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(4 * p) | 1, int(4 * p) | 1)))
-        if not inner.any():
-            view.mask[full.astype(bool)] = False
+        cv2.fillPoly(full, [np.round(view.to_px(seen) * 16).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
+        top = np.zeros(view.mask.shape, np.uint8)
+        cv2.fillPoly(top, [np.round(view.to_px(high) * 16).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
+        if occ.round:
+            # A coin under a die is mostly hidden by it: its own colour cannot be told from the die's. Keep the
+            # background of what it lies on; its visible rim joins the die's blob and the model fit sees past it.
             continue
-        pixels = view.image[inner.astype(bool)].astype(np.float32)
-        median = np.median(pixels, axis=0)
-        diff = np.linalg.norm(view.image.astype(np.float32) - median, axis=2)
-        strong = diff > 90.0  # well away from the piece's colour and its printed ink: a figure standing on it
-        ring = full.astype(bool) & ~inner.astype(bool)
-        view.mask[ring] = False
-        view.mask[inner.astype(bool)] = strong[inner.astype(bool)]
+        inner = cv2.erode(top, disc).astype(bool)
+        full = full.astype(bool)
+        view.mask[full & ~inner] = False
+        if not inner.any():
+            continue
+        sample = inner
+        median = np.median(img[sample], axis=0).astype(np.float32)
+        view.background[full] = median
+        px = img[inner]
+        s_seen = px.sum(axis=1) + 3.0
+        s_bg = float(median.sum()) + 3.0
+        diff = (px - median[None] * (s_seen / s_bg)[:, None]) / np.maximum(s_seen, 200.0)[:, None]
+        chroma = np.linalg.norm(diff, axis=1)
+        light = np.log(s_seen / s_bg)
+        strong = np.zeros(view.mask.shape, np.uint8)
+        strong[inner] = (chroma > 0.1) | (light < -0.9) | (light > 0.35)
+        strong = cv2.morphologyEx(strong, cv2.MORPH_OPEN, cv2.getStructuringElement(
+            cv2.MORPH_ELLIPSE, (int(2.5 * p) | 1, int(2.5 * p) | 1)))
+        view.mask[inner] = strong[inner].astype(bool)
 
 
 def find_figures(
@@ -155,7 +188,7 @@ def find_figures(
     view = table_view(image, calibration, rectified)
     foreground(view, sheet=sheet_in_view(view, calibration))
     occupied = _occupied_list(occupied_mm, profile)
-    _mask_occupied(view, occupied)
+    _mask_occupied(view, occupied, calibration.camera_position_mm())
     blobs = find_blobs(view, max_area_mm2=1e9)
     obstructions = [b.hull_mm for b in blobs if b.area_mm2 > _OBSTRUCTION_MM2]
     colours = getattr(profile, "pyramid_colors", None) if profile is not None else None
@@ -208,8 +241,18 @@ def _fit_candidates(search: FigureSearch, blob: Blob, top: int = 3) -> list[_Can
     chosen = [c for c in cands[:top] if c.coarse.iou >= best_iou - 0.15]
     for cand in chosen:
         cand.coarse = polish_pose(blob.hull_mm, cand.model, search.camera_mm, cand.coarse, cand.base_h)
-        cand.fit = refine_pose(search.smooth, search.calibration, cand.model, cand.coarse.pose, cand.base_h,
-                               fixed_angle=cand.kind == "pawn", background=search.background_at)
+        starts = [cand.coarse.pose]
+        if cand.kind in ("die", "pawn"):
+            # small opaque pieces: their shadow joins the blob and can shift the coarse pose by a few mm,
+            # beyond the edge search's reach; start from around it too and keep the best supported fit
+            x, y, a = cand.coarse.pose
+            starts += [(x + dx, y + dy, a) for dx, dy in ((2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0))]
+            if cand.kind == "die":  # and the shadow can turn the blob's outline
+                starts += [(x, y, a + da) for da in (30.0, 60.0)]
+        fits = [refine_pose(search.smooth, search.calibration, cand.model, start, cand.base_h,
+                            fixed_angle=cand.kind == "pawn", background=search.background_at,
+                            inner_weight=1.0 if cand.kind == "die" else 0.0) for start in starts]
+        cand.fit = max(fits, key=lambda f: f.support + f.crease_support - 0.15 * min(f.rms_px, 2.0))
     chosen.sort(key=lambda c: -c.score)
     return chosen
 
@@ -219,7 +262,7 @@ def _explain(search: FigureSearch, blob: Blob, depth: int) -> list[DetectedPiece
     if not cands:
         return []
     best = cands[0]
-    good = best.fit is not None and best.fit.support >= _MIN_SUPPORT and best.coarse.iou >= _SPLIT_IOU
+    good = _outline_support(best) >= _MIN_SUPPORT and best.coarse.iou >= _SPLIT_IOU
     if not good and depth < 2:
         parts = split_blob(search.view, blob)
         if len(parts) > 1:
@@ -235,7 +278,8 @@ def _explain(search: FigureSearch, blob: Blob, depth: int) -> list[DetectedPiece
         # Poorly outlined and colourless, or hardly outlined at all, with nothing in front of it: a streak of
         # wood grain, a glint or a printed mark rather than a piece.
         colourless = piece.color in ("white", "clear") or piece.kind is not Kind.PYRAMID and piece.suit is None
-        if best.fit.support < _NOISE_SUPPORT or (colourless and best.fit.support < _MIN_SUPPORT):
+        support = _outline_support(best)
+        if support < _NOISE_SUPPORT or (colourless and support < _MIN_SUPPORT):
             return []
     return [piece]
 
@@ -274,9 +318,9 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         reasons.append("partly outside the picture")
     if _near_obstruction(search, outline_mm):
         reasons.append("partly hidden by a hand or another object")
-    if fit.support < _MIN_SUPPORT:
+    if _outline_support(best) < _MIN_SUPPORT:
         reasons.append("outline unclear (partly hidden?)")
-    confidence = float(np.clip(fit.support, 0.0, 1.0))
+    confidence = float(np.clip(_outline_support(best), 0.0, 1.0))
     fields: dict[str, Any] = {}
     if best.kind == "pyramid":
         size, pose = model_size_pose(best.model)
@@ -332,6 +376,15 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         height_mm=float(best.base_h),
         **fields,
     )
+
+
+def _outline_support(cand: _Candidate) -> float:
+    """The share of the expected edges found: a die's top-face creases count as much as its outline (its
+    outline often runs along its own shadow; the top face's edges are crisp)."""
+    fit = cand.fit
+    if fit is None:
+        return 0.0
+    return 0.5 * (fit.support + fit.crease_support) if cand.kind == "die" else fit.support
 
 
 def _die_side(model: FigureModel) -> float:

@@ -52,6 +52,7 @@ _FONT_PATHS = (
 )
 _CROP_PX = 40  # canonical die-face crop (px across the whole face)
 _INK_HEIGHT = 0.55  # numeral height as a share of the face (the default edition's)
+_NEUTRAL = 0.25  # log-chromaticity size below which a colour counts as colourless (black, grey)
 
 
 @dataclass(frozen=True)
@@ -92,10 +93,24 @@ def _log_chroma(bgr: np.ndarray) -> np.ndarray:
 
 def classify_suit(seen_bgr: np.ndarray, references: dict[Suit, tuple[float, float, float]],
                   min_margin: float = 0.15) -> SuitVote:
-    """The suit whose colour is nearest to ``seen_bgr`` (log-chromaticity; see the module docstring)."""
+    """The suit whose colour is nearest to ``seen_bgr`` (see the module docstring).
+
+    Lit plastic looks paler than its colour (highlights and the lamp add white), so a coloured suit is judged
+    by the *direction* of its log-chromaticity (the angle, in radians) and a colourless one (black Moons) by
+    how little colour there is."""
     feat = _log_chroma(seen_bgr)
-    scores = sorted(((float(np.linalg.norm(feat - _log_chroma(ref))), suit) for suit, ref in references.items()),
-                    key=lambda kv: kv[0])
+    size = float(np.linalg.norm(feat))
+    scores = []
+    for suit, ref in references.items():
+        r = _log_chroma(ref)
+        r_size = float(np.linalg.norm(r))
+        if r_size < _NEUTRAL:
+            d = size * 2.0
+        else:
+            cos = float(feat @ r) / max(size * r_size, 1e-9)
+            d = math.acos(max(-1.0, min(1.0, cos))) + max(0.0, _NEUTRAL - size) * 4.0
+        scores.append((d, suit))
+    scores.sort(key=lambda kv: kv[0])
     d1, best = scores[0]
     d2, second = scores[1] if len(scores) > 1 else (math.inf, None)
     margin = d2 - d1
