@@ -1,0 +1,398 @@
+"""Game state tracking: what the camera reads, turned into moves the rules accept, or into the reason they don't.
+
+The live loop (:mod:`tableside.session`) hands every *settled* reading of the table to a :class:`GameTracker`.
+The tracker keeps the last **legal** position and judges each new reading against it with the game's
+``explain(before, after)``:
+
+* the same position -> ``unchanged`` (a nudged piece, a light change, a hand that came and went);
+* a legal move, or a short legal sequence the camera saw as one change -> ``moves``: the moves are applied to
+  the tracked position one by one (so the rules' bookkeeping - whose turn, the previous slide, the move count -
+  comes from the rules, never from the picture);
+* no legal move explains it -> ``illegal`` with the rules' reason. The tracked position stays the last legal
+  one: the player puts the piece back (``restored``) or the next reading is judged against it again. The same
+  illegal position seen twice is flagged ``repeated`` so it is not announced again and again;
+* the reading has no position (a hand over the board, a piece half-way through a slide, the board not found)
+  -> ``unreadable`` with the reading's reason (ask the player to move their hand or fix the piece).
+
+Uncertain readings (:attr:`Reading.uncertain`: cells the vision could not read surely) are resolved with the
+rules and the previous position: the candidates are the previous position and every position reachable from
+it by at most ``max_moves`` legal moves; those that agree with every *surely read* cell are kept. One distinct
+candidate -> it is the position (a piece whose rank is unclear but did not move is what it was; an unclear
+tile that just slid into the hole is the one that was next to it). Several -> ``ambiguous`` (tableside asks
+instead of guessing). None -> ``unreadable``: with unsure cells in the reading tableside never calls a move
+illegal, it asks the player to check the board.
+
+The games (:func:`game_rules`): a :class:`GameRules` per game gives the tracker the rules module's
+``explain``, how to apply and parse moves, how to write a position as JSON for the journal (``encode`` /
+``decode``, used to resume a game) and the per-cell view used to resolve uncertain readings (``cells``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules import GAMES, ROOMS
+from rules.base import Explanation, RulesError
+
+__all__ = [
+    "Reading",
+    "Verdict",
+    "GameRules",
+    "game_rules",
+    "GameTracker",
+    "ABSTAIN_MARKERS",
+]
+
+#: Phrases in an ``explain`` reason that mean "the rules cannot tell what happened", not "this was illegal"
+#: (Martian Shuffleboard: a flicked piece left the table and the mover had several to choose from).
+ABSTAIN_MARKERS = ("cannot be told apart",)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the vision made of one still frame, for one game (the contract with :mod:`tableside.reading`).
+
+    ``state``: the rules position seen (its bookkeeping - turn, move count - is ignored), or None when no
+    position could be read; ``reason`` then says why, in a player's words ("a hand is over the board",
+    "the tile on c3 is half-way between two cells"). ``uncertain``: cell keys (in the game's :attr:`GameRules.cells`
+    vocabulary) that were seen but not read surely; ``state`` may still hold a best guess for them.
+    ``cells``: the surely read cells, when the vision could not build a whole position (optional; by default
+    they are ``state``'s cells minus the uncertain ones). ``overlay``: what to draw on the annotated frame
+    (``(points_px, label, ok)`` items). ``detection``: the raw detection, kept for the record.
+    """
+
+    state: Any | None = None
+    uncertain: frozenset = frozenset()
+    reason: str | None = None
+    cells: Mapping[Any, Any] | None = None
+    overlay: tuple = ()
+    detection: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def readable(self) -> bool:
+        return self.state is not None or self.cells is not None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The tracker's judgement of one reading.
+
+    ``kind``: ``start`` (the first position was read), ``unchanged``, ``moves`` (legal; ``moves`` and the
+    position after each in ``states``), ``illegal`` (``reason``; ``repeated`` when this same illegal position
+    was already reported), ``restored`` (the board is back to the last legal position after an illegal move),
+    ``ambiguous`` (several legal positions fit an uncertain reading), ``unreadable`` (``reason``).
+    ``resolved``: the uncertain cells the rules filled in. ``state``: the tracked (legal) position afterwards.
+    """
+
+    kind: str
+    state: Any = None
+    moves: tuple = ()
+    states: tuple = ()
+    reason: str | None = None
+    resolved: frozenset = frozenset()
+    repeated: bool = False
+
+    @property
+    def judged(self) -> bool:
+        """True when the rules judged the change (moves, illegal, restored); False when tableside abstained."""
+        return self.kind in ("moves", "illegal", "restored")
+
+
+# ----------------------------------------------------------------------------------------------- the games
+
+
+@dataclass(frozen=True)
+class GameRules:
+    """How the tracker uses one game's rules module.
+
+    ``explain(before, after) -> Explanation``; ``encode(state) -> JSON`` and ``decode(JSON) -> state`` (the
+    journal's set-up, for resuming); ``parse_move(text)``; ``cells(state) -> {key: value}`` (None when the game
+    has no cell grid: uncertain readings of it are not resolved, tableside abstains); ``max_moves``: how many
+    moves the resolution of an uncertain reading looks ahead.
+    """
+
+    name: str
+    module: Any
+    explain: Callable[[Any, Any], Explanation]
+    encode: Callable[[Any], Any]
+    decode: Callable[[Any], Any]
+    parse_move: Callable[[str], Any]
+    cells: Callable[[Any], Mapping[Any, Any]] | None = None
+    max_moves: int = 2
+
+    def apply(self, state: Any, move: Any) -> Any:
+        return state.apply(move)
+
+    def successors(self, state: Any) -> Iterable[tuple[Any, Any]]:
+        if hasattr(state, "successors"):
+            return state.successors()
+        return ((m, state.apply(m)) for m in state.legal_moves())
+
+    def replay(self, start: Any, moves: Iterable[str]) -> Any:
+        """The position after playing ``moves`` (text forms, as in a journal) from ``start``."""
+        state = start
+        for i, text in enumerate(moves, start=1):
+            try:
+                state = state.apply(self.parse_move(text))
+            except RulesError as err:
+                raise RulesError(f"move {i} ({text}) does not replay: {err}") from None
+        return state
+
+
+def _easy_slider() -> GameRules:
+    import rules.easy_slider as es
+
+    def cells(state: es.State) -> dict:
+        out: dict[Any, Any] = {cell: state.board[cell.index] for cell in es.CELLS}
+        out.update({("pawn", i + 1): suit for i, suit in enumerate(state.pawns)})
+        out.update({("coin", j + 1): rank for j, rank in enumerate(state.coins)})
+        return out
+
+    return GameRules("easy-slider", es, es.explain, lambda s: s.to_dict(), es.State.from_dict, es.Move.parse,
+                     cells, max_moves=2)
+
+
+def _slides_of_action() -> GameRules:
+    import rules.slides_of_action as soa
+
+    def encode(s: soa.State) -> dict:
+        return {"diagram": s.diagram(), "players": [p.value for p in s.players], "turn": s.turn.value,
+                "last_move": None if s.last_move is None else str(s.last_move), "one_diagonal": s.one_diagonal}
+
+    def decode(d: Mapping) -> soa.State:
+        return soa.State.from_text(d["diagram"], players=d["players"], turn=d["turn"], last_move=d.get("last_move"),
+                                   one_diagonal=bool(d.get("one_diagonal", False)))
+
+    def cells(s: soa.State) -> dict:
+        return {(x, y): s.coin_at((x, y)) for x in range(1, soa.SIZE + 1) for y in range(1, soa.SIZE + 1)}
+
+    return GameRules("slides-of-action", soa, soa.explain, encode, decode, soa.Move.parse, cells, max_moves=1)
+
+
+def _plans_of_action() -> GameRules:
+    import rules.plans_of_action as poa
+
+    def encode(s: poa.State) -> dict:
+        # tiles and the pending tile by their centres (what from_layout reads), not the stored corner cells
+        return {"coins": [[list(c), suit.value] for c, suit in s.coins],
+                "tiles": [[x + 0.5, y + 0.5] for x, y in sorted(s.tiles)],
+                "pending": None if s.pending is None else [s.pending[0] + 0.5, s.pending[1] + 0.5],
+                "moves": s.moves, "goal": s.goal}
+
+    def decode(d: Mapping) -> poa.State:
+        return poa.State.from_layout([(tuple(c), suit) for c, suit in d["coins"]], [tuple(t) for t in d["tiles"]],
+                                     None if d.get("pending") is None else tuple(d["pending"]), int(d["moves"]),
+                                     d.get("goal", "one"))
+
+    def cells(s: poa.State) -> dict:
+        out: dict[Any, Any] = {("tile", t): True for t in s.tiles}
+        out.update({c: suit for c, suit in s.coins})
+        return out
+
+    return GameRules("plans-of-action", poa, poa.explain, encode, decode, poa.Move.parse, cells, max_moves=1)
+
+
+def _martian_shuffleboard() -> GameRules:
+    import rules.martian_shuffleboard as ms
+
+    def decode(d: Mapping) -> ms.State:
+        to_move = d.get("to_move")
+        return ms.State.from_layout(d["players"], d.get("table", ()), to_move=to_move, out=d.get("out", ()),
+                                    opened=d.get("opened"), variant=d.get("variant"),
+                                    small_height_mm=float(d.get("small_height_mm", ms.SMALL_HEIGHT_MM)))
+
+    # No cell grid: positions are continuous, so an uncertain reading is never resolved by guessing.
+    return GameRules("martian-shuffleboard", ms, ms.explain, lambda s: s.to_json(), decode, ms.Move.parse, None,
+                     max_moves=1)
+
+
+def _room(name: str) -> GameRules:
+    module = importlib.import_module(ROOMS[name])
+    state_cls = module.State
+    parse = getattr(module, "Move", None) or getattr(module, "Event", None)
+    return GameRules(name, module, module.explain, lambda s: s.to_layout(), lambda d: state_cls.from_layout(**d),
+                     parse.parse, None, max_moves=1)
+
+
+def _funhouse() -> GameRules:
+    module = importlib.import_module(GAMES["epic-funhouse"])
+    fun = module.Funhouse
+    return GameRules("epic-funhouse", module, module.explain, lambda s: s.to_json(), fun.from_json,
+                     lambda text: text, None, max_moves=1)
+
+
+_BUILDERS: dict[str, Callable[[], GameRules]] = {
+    "easy-slider": _easy_slider,
+    "slides-of-action": _slides_of_action,
+    "plans-of-action": _plans_of_action,
+    "martian-shuffleboard": _martian_shuffleboard,
+    "epic-funhouse": _funhouse,
+}
+
+
+def game_rules(name: str) -> GameRules:
+    """The :class:`GameRules` of a game or Epic Funhouse room by its name (``easy-slider``, ``slide-jam`` ...)."""
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    if key in _BUILDERS:
+        return _BUILDERS[key]()
+    if key in ROOMS:
+        return _room(key)
+    known = ", ".join(list(GAMES) + list(ROOMS))
+    raise RulesError(f"unknown game {name!r}: known games are {known}")
+
+
+# --------------------------------------------------------------------------------------------- the tracker
+
+
+class GameTracker:
+    """The last legal position of one game, and the judge of every new reading (see the module docstring).
+
+    ``state``: the starting position when it is known (a Caller's deal, a resumed journal, Martian
+    Shuffleboard's empty table); None to take the first complete reading as the start.
+    """
+
+    def __init__(self, rules: GameRules, state: Any = None) -> None:
+        self.rules = rules
+        self.state = state
+        self.start_state = state
+        self.illegal_seen: Any = None  # the last illegal position reported (until the board is fixed)
+        self.history: list[tuple[Any, Any]] = []  # (move, state after it)
+
+    # -------------------------------------------------------------------------------------------------
+
+    def start(self, state: Any) -> None:
+        """Set the starting position (and forget the history)."""
+        self.state = state
+        self.start_state = state
+        self.illegal_seen = None
+        self.history = []
+
+    def restore(self, start: Any, moves: Iterable[str]) -> None:
+        """Rebuild the game from its start and the moves played (a journal): the moves are replayed."""
+        self.start(start)
+        state = start
+        for i, text in enumerate(moves, start=1):
+            try:
+                move = self.rules.parse_move(text)
+                state = self.rules.apply(state, move)
+            except RulesError as err:
+                raise RulesError(f"move {i} ({text}) does not replay: {err}") from None
+            self.history.append((move, state))
+        self.state = state
+
+    @property
+    def moves(self) -> list[Any]:
+        return [m for m, _ in self.history]
+
+    # -------------------------------------------------------------------------------------------------
+
+    def observe(self, reading: Reading) -> Verdict:
+        """Judge one settled reading against the last legal position."""
+        if not reading.readable:
+            return Verdict("unreadable", self.state, reason=reading.reason or "the board cannot be read")
+        if self.state is None:
+            if reading.state is None or reading.uncertain:
+                why = reading.reason or "some pieces cannot be read surely"
+                return Verdict("unreadable", None, reason=f"cannot read the whole board to start: {why}")
+            self.start(reading.state)
+            return Verdict("start", self.state)
+        if reading.uncertain or reading.state is None:
+            return self._resolve(reading)
+        return self._judge(reading.state)
+
+    def _judge(self, seen: Any, resolved: frozenset = frozenset()) -> Verdict:
+        before = self.state
+        explanation = self.rules.explain(before, seen)
+        if explanation.reason is not None:
+            if any(marker in explanation.reason for marker in ABSTAIN_MARKERS):
+                return Verdict("ambiguous", before, reason=explanation.reason)
+            repeated = self.illegal_seen is not None and self._same(self.illegal_seen, seen)
+            self.illegal_seen = seen
+            return Verdict("illegal", before, reason=explanation.reason, repeated=repeated)
+        if not explanation.moves:
+            if self.illegal_seen is not None:
+                self.illegal_seen = None
+                return Verdict("restored", before, resolved=resolved)
+            return Verdict("unchanged", before, resolved=resolved)
+        return self._play(explanation.moves, resolved)
+
+    def _play(self, moves: tuple, resolved: frozenset = frozenset()) -> Verdict:
+        states = []
+        state = self.state
+        for move in moves:
+            state = self.rules.apply(state, move)
+            states.append(state)
+            self.history.append((move, state))
+        self.state = state
+        self.illegal_seen = None
+        return Verdict("moves", state, moves=tuple(moves), states=tuple(states), resolved=resolved)
+
+    def _same(self, a: Any, b: Any) -> bool:
+        if self.rules.cells is not None:
+            return self.rules.cells(a) == self.rules.cells(b)
+        return self.rules.explain(a, b).unchanged
+
+    # ------------------------------------------------------------------------------ uncertain readings
+
+    def _known_cells(self, reading: Reading) -> dict[Any, Any] | None:
+        if reading.cells is not None:
+            return {k: v for k, v in reading.cells.items() if k not in reading.uncertain}
+        if reading.state is None or self.rules.cells is None:
+            return None
+        return {k: v for k, v in self.rules.cells(reading.state).items() if k not in reading.uncertain}
+
+    def candidates(self, known: Mapping[Any, Any], max_moves: int | None = None) -> list[tuple[tuple, Any]]:
+        """Positions within ``max_moves`` legal moves of the tracked one that agree with the ``known`` cells,
+        each with the moves that reach it (shortest first; each distinct position once)."""
+        assert self.rules.cells is not None
+        depth = self.rules.max_moves if max_moves is None else max_moves
+
+        def agrees(state: Any) -> bool:
+            view = self.rules.cells(state)
+            return all(view.get(k) == v for k, v in known.items())
+
+        found: list[tuple[tuple, Any]] = []
+        seen = {self.state}
+        frontier: deque[tuple[Any, tuple]] = deque([(self.state, ())])
+        while frontier:
+            state, path = frontier.popleft()
+            if agrees(state):
+                found.append((path, state))
+            if len(path) >= depth:
+                continue
+            for move, nxt in self.rules.successors(state):
+                if nxt in seen:
+                    continue
+                seen.add(nxt)
+                frontier.append((nxt, path + (move,)))
+        return found
+
+    def _resolve(self, reading: Reading) -> Verdict:
+        known = self._known_cells(reading)
+        unsure = ", ".join(sorted(_cell_text(c) for c in reading.uncertain)) or "some pieces"
+        if known is None:
+            return Verdict("unreadable", self.state, reason=reading.reason or f"cannot read {unsure} surely")
+        found = self.candidates(known)
+        if len(found) == 1:
+            path, _ = found[0]
+            if not path:
+                return self._judge(self.state, resolved=frozenset(reading.uncertain))
+            return self._play(path, resolved=frozenset(reading.uncertain))
+        if not found:
+            return Verdict("unreadable", self.state,
+                           reason=f"cannot read {unsure} surely, and no legal move fits what is seen")
+        options = "; ".join(" ".join(str(m) for m in path) or "no move" for path, _ in found[:3])
+        return Verdict("ambiguous", self.state, reason=f"cannot read {unsure} surely: it could be {options}")
+
+
+def _cell_text(key: Any) -> str:
+    name = getattr(key, "name", None)
+    if isinstance(name, str):
+        return name
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str):
+        return f"{key[0]} {key[1]}"
+    return str(key)

@@ -1,0 +1,165 @@
+"""GameTracker: readings judged through the games' explain, uncertain cells resolved with the rules."""
+
+from __future__ import annotations
+
+import pytest
+
+import rules.easy_slider as es
+import rules.martian_shuffleboard as ms
+import rules.plans_of_action as poa
+import rules.slides_of_action as soa
+from rules.base import RulesError
+from tableside.tracker import GameTracker, Reading, game_rules
+
+START = es.Setup.from_seed(1).state()
+
+
+def _swapped(state: es.State, a: es.Cell, b: es.Cell) -> es.State:
+    board = list(state.board)
+    board[a.index], board[b.index] = board[b.index], board[a.index]
+    return es.State.from_layout(board, state.pawns, state.coins)
+
+
+def _tracker(state: es.State = START) -> GameTracker:
+    tracker = GameTracker(game_rules("easy-slider"))
+    assert tracker.observe(Reading(state)).kind == "start"
+    return tracker
+
+
+def test_first_complete_reading_starts_the_game_and_legal_slides_are_played():
+    tracker = _tracker()
+    move = START.legal_moves()[0]
+    after = START.apply(move)
+    verdict = tracker.observe(Reading(after))
+    assert verdict.kind == "moves" and verdict.moves == (move,) and verdict.state == after
+    assert tracker.moves == [move]
+    # two slides seen as one change (a fast player) are both found and played in order
+    m2 = next(m for m in after.legal_moves() if m.from_cell != move.to_cell)
+    m3 = next(m for m in after.apply(m2).legal_moves() if m.from_cell != m2.to_cell)
+    later = after.apply(m2).apply(m3)
+    verdict = tracker.observe(Reading(later))
+    assert verdict.kind == "moves" and verdict.moves == (m2, m3)
+    assert [str(m) for m in tracker.moves] == [str(move), str(m2), str(m3)]
+    assert tracker.observe(Reading(later)).kind == "unchanged"
+
+
+def test_illegal_change_keeps_the_legal_position_reports_once_and_is_restored():
+    tracker = _tracker()
+    bad = _swapped(START, es.Cell(1, 1), es.Cell(1, 2))
+    verdict = tracker.observe(Reading(bad))
+    assert verdict.kind == "illegal" and not verdict.repeated
+    assert "two tiles changed places" in verdict.reason
+    assert tracker.state == START  # still the last legal position
+    again = tracker.observe(Reading(bad))
+    assert again.kind == "illegal" and again.repeated
+    assert tracker.observe(Reading(START)).kind == "restored"
+    assert tracker.observe(Reading(START)).kind == "unchanged"
+    assert tracker.moves == []
+
+
+def test_unreadable_and_start_with_unsure_cells_abstain():
+    tracker = GameTracker(game_rules("easy-slider"))
+    verdict = tracker.observe(Reading(None, reason="a hand is over the board"))
+    assert verdict.kind == "unreadable" and "hand" in verdict.reason
+    verdict = tracker.observe(Reading(START, uncertain=frozenset({es.Cell(2, 2)})))
+    assert verdict.kind == "unreadable" and tracker.state is None  # never start from a guess
+    assert tracker.observe(Reading(START)).kind == "start"
+
+
+def test_unclear_piece_that_did_not_move_is_what_it_was():
+    tracker = _tracker()
+    cell = es.Cell(2, 3)
+    # the vision's best guess for the unclear tile is wrong (another tile's identity): the rules fix it
+    guess = _swapped(START, cell, es.Cell(4, 4))
+    verdict = tracker.observe(Reading(guess, uncertain=frozenset({cell, es.Cell(4, 4)})))
+    assert verdict.kind == "unchanged" and verdict.resolved == {cell, es.Cell(4, 4)}
+    assert tracker.state == START
+
+
+def test_unclear_tile_that_just_slid_is_the_one_that_was_next_to_the_hole():
+    tracker = _tracker()
+    move = START.legal_moves()[0]
+    after = START.apply(move)
+    # the slid tile is unreadable (glare): only "a tile is on the old hole's cell" is known
+    known = {k: v for k, v in game_rules("easy-slider").cells(after).items() if k != move.to_cell}
+    verdict = tracker.observe(Reading(None, uncertain=frozenset({move.to_cell}), cells=known))
+    assert verdict.kind == "moves" and verdict.moves == (move,) and tracker.state == after
+
+
+def test_several_legal_positions_fit_an_unsure_reading_so_it_asks():
+    tracker = _tracker()
+    hole = START.hole
+    around = frozenset({hole, *hole.neighbours()})
+    verdict = tracker.observe(Reading(START, uncertain=around))
+    assert verdict.kind == "ambiguous" and "could be" in verdict.reason
+    assert tracker.state == START and tracker.moves == []
+
+
+def test_unsure_reading_that_no_legal_move_fits_is_never_called_illegal():
+    tracker = _tracker()
+    bad = _swapped(START, es.Cell(1, 1), es.Cell(1, 2))
+    verdict = tracker.observe(Reading(bad, uncertain=frozenset({es.Cell(3, 3)})))
+    assert verdict.kind == "unreadable" and "no legal move fits" in verdict.reason
+
+
+def test_slides_of_action_slide_back_is_illegal_and_turns_come_from_the_rules():
+    rules = game_rules("slides-of-action")
+    start = soa.State.initial(2)
+    tracker = GameTracker(rules, start)
+    move = start.legal_moves()[0]
+    after = start.apply(move)
+    seen = soa.State.from_text(after.diagram())  # the camera sees coins only: turn and last move are defaults
+    verdict = tracker.observe(Reading(seen))
+    assert verdict.kind == "moves" and tracker.state.turn == start.players[1]
+    assert tracker.state.last_move == move
+    back = soa.State.from_text(start.diagram())
+    verdict = tracker.observe(Reading(back))
+    assert verdict.kind == "illegal" and verdict.reason.startswith("no slide backs")
+
+
+def test_martian_shuffleboard_flicks_and_abstains_when_the_flicked_piece_is_unknown():
+    rules = game_rules("martian-shuffleboard")
+    tracker = GameTracker(rules, ms.State.new(["red", "blue"]))
+    large = {"color": "red", "size": "large", "x_mm": 150.0, "y_mm": 200.0, "angle_deg": 0.0}
+    verdict = tracker.observe(Reading(ms.State.from_layout(["red", "blue"], [large])))
+    assert verdict.kind == "moves" and tracker.state.player_to_move == "blue"
+    small = {"color": "blue", "size": "small", "x_mm": 178.0, "y_mm": 205.0, "angle_deg": 0.0}
+    verdict = tracker.observe(Reading(ms.State.from_layout(["red", "blue"], [large, small])))
+    assert verdict.kind == "moves" and tracker.state.scores() == {"red": 0, "blue": 3}
+    # red's flick knocks the Large off and leaves nothing new: which piece red slid cannot be told
+    verdict = tracker.observe(Reading(ms.State.from_layout(["red", "blue"], [small])))
+    assert verdict.kind == "ambiguous" and "cannot be told apart" in verdict.reason
+
+
+@pytest.mark.parametrize("name, start", [
+    ("easy-slider", START),
+    ("slides-of-action", soa.State.initial(3)),
+    ("plans-of-action", poa.State.initial()),
+    ("martian-shuffleboard", ms.State.new(["red", "blue"]).apply(ms.Move.parse("red-large>(150.0,200.0,0.0)"))),
+])
+def test_positions_round_trip_through_json_and_games_replay(name, start):
+    import json
+
+    rules = game_rules(name)
+    encoded = json.loads(json.dumps(rules.encode(start)))
+    assert rules.decode(encoded) == start
+    if name == "martian-shuffleboard":
+        moves = [ms.Move.parse("blue-small>(178.0,205.0,0.0)")]
+    else:
+        moves = [start.legal_moves()[0]]
+        moves.append(start.apply(moves[0]).legal_moves()[-1])
+    tracker = GameTracker(rules)
+    tracker.restore(start, [str(m) for m in moves])
+    state = start
+    for m in moves:
+        state = state.apply(m)
+    assert tracker.state == state and len(tracker.history) == len(moves)
+    with pytest.raises(RulesError, match="move 1"):
+        GameTracker(rules).restore(state if name != "martian-shuffleboard" else ms.State.new(["red"]),
+                                   ["zz-top" if name != "martian-shuffleboard" else "green-large>off"])
+
+
+def test_unknown_game_is_a_rules_error():
+    with pytest.raises(RulesError, match="unknown game"):
+        game_rules("chess")
+    assert game_rules("slide-jam").name == "slide-jam"
