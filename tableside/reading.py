@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.base import LayoutError, RulesError
-from rules.pieces import SUITS, Kind, PyramidPose, Suit, Tile, rank_name
+from rules.pieces import SUITS, Kind, PyramidPose, PyramidSize, Suit, Tile, rank_name
 from vision.errors import VisionError
 from vision.grid_games import (
     BlockLayout,
@@ -930,6 +930,7 @@ class ShuffleboardPair:
     points: int
     too_close_to_call: bool
     closest_mm: tuple[tuple[float, float], tuple[float, float]]
+    at_stake: tuple[int | None, int] = (None, 0)  # who would score and how much were the pair within range
 
     def to_json(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "gap_mm": round(self.gap_mm, 1),
@@ -957,9 +958,9 @@ class ShuffleboardScore:
     def close_calls(self) -> list[dict[str, Any]]:
         out = []
         for k, p in enumerate(self.pairs):
-            if p.too_close_to_call and p.points:
-                who = self.pieces[p.scorer].color if p.scorer is not None else None
-                out.append({"pair": k, "color": who, "points": p.points, "counted": p.scores})
+            scorer, points = p.at_stake
+            if p.too_close_to_call and points and scorer is not None:
+                out.append({"pair": k, "color": self.pieces[scorer].color, "points": points, "counted": p.scores})
         return out
 
     @property
@@ -1076,9 +1077,17 @@ def score_shuffleboard(seen: Detection | Iterable[DetectedPiece], small_height_m
         fa = ms.footprint(pr.a.at.x_mm, pr.a.at.y_mm, pr.a.at.angle_deg, pr.a.size.base_mm)
         fb = ms.footprint(pr.b.at.x_mm, pr.b.at.y_mm, pr.b.at.angle_deg, pr.b.size.base_mm)
         pa, pb = _closest_points(fa, fb)
+        stake: tuple[int | None, int] = (None, 0)
+        if pr.a.size != pr.b.size:  # what the pair is worth if it counts (the rules' scoring, by size alone)
+            order = [s.value for s in ms.SIZES]
+            small, large = (a, b) if order.index(pr.a.size.value) < order.index(pr.b.size.value) else (b, a)
+            if var.scoring is ms.Scoring.SMALLER_ON_LARGER:
+                stake = (small, PyramidSize(out[large].size).points)
+            else:
+                stake = (large, PyramidSize(out[small].size).points)
         pairs.append(ShuffleboardPair(min(a, b), max(a, b), pr.gap_mm, pr.gap_mm / height, bool(pr.points),
                                       scorer, pr.points, abs(pr.gap_mm - height) <= close_mm,
-                                      (pa, pb) if a < b else (pb, pa)))
+                                      (pa, pb) if a < b else (pb, pa), stake))
     pairs.sort(key=lambda p: (p.a, p.b))
     return ShuffleboardScore(out, pairs, dict(report.points), height, str(var), close_mm)
 

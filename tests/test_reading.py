@@ -92,11 +92,11 @@ def board_pieces(state: es.State, rng: int = 0, **kw) -> list:
     return easy_slider_layout(state, rng=np.random.default_rng(rng), **kw)
 
 
-def tile_index(pieces: Sequence, cell: str) -> int:
-    """Index in an easy_slider_layout piece list of the tile on ``cell`` (tiles come first in reading order)."""
+def tile_index(pieces: Sequence, cell: str, origin_mm: tuple[float, float] = (9.5, 81.0)) -> int:
+    """Index in an easy_slider_layout piece list of the tile on ``cell`` of the board laid at ``origin_mm``."""
     c = es.Cell.parse(cell)
     tiles = [i for i, p in enumerate(pieces) if p.kind == "tile"]
-    geometry = GridGeometry((9.5, 81.0))
+    geometry = GridGeometry(origin_mm)
     x, y = geometry.centre(c.col - 1, c.row - 1)
     return min(tiles, key=lambda i: math.hypot(pieces[i].x_mm - x, pieces[i].y_mm - y))
 
