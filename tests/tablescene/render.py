@@ -340,9 +340,9 @@ def _draw_solid(canvas: Canvas, solid: Solid, light: LightModel) -> None:
     for face, uv, box in visible:
         x0, y0, x1, y1 = box
         top = _is_top(face)
-        mask = canvas.polygon_mask(uv, box, outline=not top)
+        mask = canvas.polygon_mask(uv, box)
         invz = canvas.invz_grid(canvas.plane_invz(face.verts[0], face.normal), box)
-        # sides (drawn with their outline) win depth ties against the top they share an edge with
+        # sides win depth ties against the top they share an edge with (a continuous edge line)
         bias = np.float32(1.0) if top else np.float32(1.0 - 2e-5)
         sel = mask & (invz > canvas.invz[y0:y1, x0:x1] * bias)
         if face.texture is not None:
