@@ -25,6 +25,7 @@ from scipy.optimize import minimize
 
 from calibration.table_calibration import Calibration
 from vision.figure_models import FigureModel, convex_iou, place, silhouettes_mm
+from vision.figure_projection import Projector
 
 __all__ = ["CoarseFit", "EdgeFit", "coarse_pose", "polish_pose", "refine_pose", "project_model"]
 
@@ -107,10 +108,14 @@ def _has_direction(model: FigureModel) -> bool:
 
 
 # ----------------------------------------------------------------------------------------------------- fine
-def project_model(calibration: Calibration, model: FigureModel, pose, base_h: float = 0.0) -> np.ndarray:
+def projector_for(calibration: Calibration | Projector) -> Projector:
+    return calibration if isinstance(calibration, Projector) else Projector(calibration)
+
+
+def project_model(calibration: Calibration | Projector, model: FigureModel, pose, base_h: float = 0.0) -> np.ndarray:
     """Frame pixels (n, 2) of the model's points at ``pose``."""
     pts = place(model.points, *pose, base_h)
-    return calibration.table_to_pixel(pts[:, :2], pts[:, 2])
+    return projector_for(calibration).project(pts[:, :2], pts[:, 2])
 
 
 def _outline_edges(pixels: np.ndarray) -> list[tuple[int, int]]:
@@ -120,13 +125,12 @@ def _outline_edges(pixels: np.ndarray) -> list[tuple[int, int]]:
 
 
 def _edge_samples(model: FigureModel, pose, base_h: float, pixels: np.ndarray, spacing_px: float,
-                  camera_mm: np.ndarray | None, with_creases: bool = True):
+                  creases: list[tuple[int, int]]):
     """3-D points spread along the silhouette's edges and the creases seen inside it (table x, y, h), which edge
     each belongs to, the edges' end points, and whether each edge is an inner crease."""
     pts = place(model.points, *pose, base_h)
     edges = [(a, b, False) for a, b in _outline_edges(pixels)]
-    if with_creases:
-        edges += [(a, b, True) for a, b in model.visible_inner_edges(pts, camera_mm)]
+    edges += [(a, b, True) for a, b in creases]
     xyh, owner, ends, inner = [], [], [], []
     for a, b, is_inner in edges:
         length = float(np.linalg.norm(pixels[b] - pixels[a]))
@@ -147,14 +151,14 @@ def _edge_samples(model: FigureModel, pose, base_h: float, pixels: np.ndarray, s
     return np.vstack(xyh), np.concatenate(owner), ends, np.array(inner, bool)
 
 
-def _project_with_derivatives(calibration: Calibration, xyh: np.ndarray, pose) -> tuple[np.ndarray, np.ndarray]:
+def _project_with_derivatives(proj: Projector, xyh: np.ndarray, pose) -> tuple[np.ndarray, np.ndarray]:
     """Pixels of table points (x, y, h) and their derivatives (n, 2, 3) with respect to the pose
     (x mm, y mm, angle degrees), from one batched projection (finite differences of 0.05 mm)."""
     eps = 0.05
     n = len(xyh)
     xy = xyh[:, :2]
     stacked = np.vstack([xy, xy + (eps, 0.0), xy + (0.0, eps)])
-    px = calibration.table_to_pixel(stacked, np.tile(xyh[:, 2], 3))
+    px = proj.project(stacked, np.tile(xyh[:, 2], 3))
     base = px[:n]
     dx = (px[n : 2 * n] - base) / eps
     dy = (px[2 * n :] - base) / eps
@@ -220,7 +224,7 @@ def _inside_colour(image: np.ndarray, hull_px: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.mean(image[y0:y1, x0:x1], mask)[:3], np.float32)
 
 
-def refine_pose(image: np.ndarray, calibration: Calibration, model: FigureModel, pose, base_h: float = 0.0,
+def refine_pose(image: np.ndarray, calibration: Calibration | Projector, model: FigureModel, pose, base_h: float = 0.0,
                 iterations: int = 7, reach_px: float = 6.0, spacing_px: float = 1.5, min_strength: float = 10.0,
                 fixed_angle: bool = False, background=None, inner_weight: float = 0.0) -> EdgeFit:
     """Sub-pixel pose from the silhouette edges in ``image`` (float32 BGR, lightly smoothed). See the module
@@ -229,15 +233,18 @@ def refine_pose(image: np.ndarray, calibration: Calibration, model: FigureModel,
     (n, 3): the outside colour for the polarity test (default: the colour just beyond the search window)."""
     pose = np.array(pose, dtype=np.float64)
     n_params = 2 if fixed_angle else 3
-    camera_mm = calibration.camera_position_mm()
+    proj = projector_for(calibration)
+    camera_mm = proj.calibration.camera_position_mm()
+    # which creases show: decided once (a pose change of a few pixels does not turn a face)
+    creases = model.visible_inner_edges(place(model.points, *pose, base_h), camera_mm)
     grow = 0.0
     converged = False
     reach = reach_px
     for it in range(iterations + 1):
-        pixels = project_model(calibration, model, pose, base_h)
-        xyh, owner, ends, inner_edge = _edge_samples(model, pose, base_h, pixels, spacing_px, camera_mm)
+        pixels = project_model(proj, model, pose, base_h)
+        xyh, owner, ends, inner_edge = _edge_samples(model, pose, base_h, pixels, spacing_px, creases)
         crease = inner_edge[owner]
-        pts, deriv = _project_with_derivatives(calibration, xyh, pose)
+        pts, deriv = _project_with_derivatives(proj, xyh, pose)
         a = pixels[[e[0] for e in ends]]
         b = pixels[[e[1] for e in ends]]
         edge_dir = b - a
@@ -262,10 +269,11 @@ def refine_pose(image: np.ndarray, calibration: Calibration, model: FigureModel,
         outline = ~crease
         # search about the outline as it appears: the model's outline moved out by the fitted ``grow``
         centres = pts + normals * np.where(outline, grow, 0.0)[:, None]
-        offsets, strength = _edge_offsets(image, centres, normals, unit, reach, outside=outside if
+        step_px = 0.5 if reach > 2.5 else 0.25  # coarse steps while the search is wide
+        offsets, strength = _edge_offsets(image, centres, normals, unit, reach, step_px, outside=outside if
                                           background is not None else None, tolerance=0.4 * contrast_norm[:, 0])
         if weak.any():
-            off_u, str_u = _edge_offsets(image, centres[weak], normals[weak], None, reach)
+            off_u, str_u = _edge_offsets(image, centres[weak], normals[weak], None, reach, step_px)
             offsets[weak], strength[weak] = off_u, str_u
         jac = np.einsum("nj,njk->nk", normals, deriv)[:, :n_params]
         jac = np.column_stack([jac, outline.astype(np.float64)])

@@ -27,6 +27,7 @@ from calibration.table_calibration import Calibration
 from rules.pieces import COIN_MM, TILE_MM, Kind, PyramidPose
 from vision.figure_fit import CoarseFit, EdgeFit, coarse_pose, polish_pose, refine_pose
 from vision.figure_models import FigureModel, die_model, pawn_model, silhouette_mm, to_table_plane
+from vision.figure_projection import Projector
 from vision.figure_segmentation import Blob, TableView, find_blobs, foreground, sheet_in_view, split_blob, table_view
 from vision.pawns_dice import body_colour, classify_suit, die_top_crop, read_die_face, suit_references
 from vision.pieces import DetectedPiece
@@ -39,6 +40,7 @@ _SPLIT_IOU = 0.68  # below this overlap no single model explains a blob: try cut
 _OBSTRUCTION_MM2 = 3000.0  # a blob bigger than any group of figures: a hand, an arm, a box
 _NEAR_MM = 2.5
 _NOISE_SUPPORT = 0.3  # below this (and nothing in front of it) a blob is not reported at all
+_MIN_FIGURE_MM2 = 120.0  # a die's top face is 161 mm2, a Small's base 204 mm2: less is a scrap of something
 
 
 @dataclass
@@ -74,12 +76,32 @@ class FigureSearch:
     obstructions: list[np.ndarray]  # hulls (mm) of big non-piece regions
     pyramid_colors: tuple[str, ...] | None
 
+    projector: Projector | None = None
+    frame_background: np.ndarray | None = None  # the view's background seen in frame pixels (float32 BGR)
+
     def background_at(self, pixels: np.ndarray) -> np.ndarray:
         """The table's colour (without pieces) seen at frame pixels, from the view's background estimate."""
-        mm = self.calibration.pixel_to_table(np.asarray(pixels, np.float64).reshape(-1, 2))
-        q = self.view.to_px(mm).astype(np.float32)
-        return cv2.remap(self.view.background, q[:, 0:1], q[:, 1:2], cv2.INTER_LINEAR,
+        if self.frame_background is None:
+            self.frame_background = _background_in_frame(self)
+        q = np.asarray(pixels, np.float32).reshape(-1, 2)
+        return cv2.remap(self.frame_background, q[:, 0:1], q[:, 1:2], cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3)
+
+
+def _background_in_frame(search: FigureSearch, step: int = 8) -> np.ndarray:
+    """The view's background estimate warped into frame pixels: table positions on a coarse grid of frame
+    pixels (the background is smooth), interpolated up."""
+    h, w = search.image.shape[:2]
+    xs = np.arange(0, w + step, step, dtype=np.float64)
+    ys = np.arange(0, h + step, step, dtype=np.float64)
+    gx, gy = np.meshgrid(xs, ys)
+    mm = search.calibration.pixel_to_table(np.column_stack([gx.ravel(), gy.ravel()]))
+    q = search.view.to_px(mm).astype(np.float32).reshape(len(ys), len(xs), 2)
+    coarse = cv2.remap(search.view.background, q[..., 0], q[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    big = cv2.resize(coarse, (len(xs) * step, len(ys) * step), interpolation=cv2.INTER_LINEAR)
+    # resize maps pixel centres: grid node k (frame x = k*step) lands at big x = k*step + (step - 1) / 2
+    shift = np.float32([[1, 0, -(step - 1) / 2], [0, 1, -(step - 1) / 2]])
+    return cv2.warpAffine(big, shift, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 @dataclass(frozen=True)
@@ -203,12 +225,15 @@ def find_figures(
         occupied=occupied,
         obstructions=obstructions,
         pyramid_colors=tuple(colours) if colours else None,
+        projector=Projector(calibration),
     )
     pieces: list[DetectedPiece] = []
     for blob in blobs:
         if blob.area_mm2 > _OBSTRUCTION_MM2:
             pieces.extend(_hidden_under(search, blob))
             continue
+        if blob.area_mm2 < _MIN_FIGURE_MM2 and not _near_obstruction(search, blob.hull_mm):
+            continue  # smaller than any whole figure seen from anywhere, and nothing hides the rest of it
         pieces.extend(_explain(search, blob, depth=0))
     return pieces
 
@@ -241,18 +266,23 @@ def _fit_candidates(search: FigureSearch, blob: Blob, top: int = 3) -> list[_Can
     chosen = [c for c in cands[:top] if c.coarse.iou >= best_iou - 0.15]
     for cand in chosen:
         cand.coarse = polish_pose(blob.hull_mm, cand.model, search.camera_mm, cand.coarse, cand.base_h)
-        starts = [cand.coarse.pose]
-        if cand.kind in ("die", "pawn"):
+
+        def fit_from(start, cand=cand):
+            return refine_pose(search.smooth, search.projector, cand.model, start, cand.base_h,
+                               fixed_angle=cand.kind == "pawn", background=search.background_at,
+                               inner_weight=1.0 if cand.kind == "die" else 0.0)
+
+        cand.fit = fit_from(cand.coarse.pose)
+        if cand.kind == "die" or (cand.kind == "pawn" and _outline_support(cand) < 0.6):
             # small opaque pieces: their shadow joins the blob and can shift the coarse pose by a few mm,
-            # beyond the edge search's reach; start from around it too and keep the best supported fit
+            # beyond the edge search's reach (and turn a die's outline); start from around it too and keep the
+            # best supported fit
             x, y, a = cand.coarse.pose
-            starts += [(x + dx, y + dy, a) for dx, dy in ((2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0))]
-            if cand.kind == "die":  # and the shadow can turn the blob's outline
+            starts = [(x + dx, y + dy, a) for dx, dy in ((2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0))]
+            if cand.kind == "die":
                 starts += [(x, y, a + da) for da in (30.0, 60.0)]
-        fits = [refine_pose(search.smooth, search.calibration, cand.model, start, cand.base_h,
-                            fixed_angle=cand.kind == "pawn", background=search.background_at,
-                            inner_weight=1.0 if cand.kind == "die" else 0.0) for start in starts]
-        cand.fit = max(fits, key=lambda f: f.support + f.crease_support - 0.15 * min(f.rms_px, 2.0))
+            fits = [cand.fit] + [fit_from(start) for start in starts]
+            cand.fit = max(fits, key=lambda f: f.support + f.crease_support - 0.15 * min(f.rms_px, 2.0))
     chosen.sort(key=lambda c: -c.score)
     return chosen
 
@@ -264,7 +294,7 @@ def _explain(search: FigureSearch, blob: Blob, depth: int) -> list[DetectedPiece
     best = cands[0]
     good = _outline_support(best) >= _MIN_SUPPORT and best.coarse.iou >= _SPLIT_IOU
     if not good and depth < 2:
-        parts = split_blob(search.view, blob)
+        parts = split_blob(search.view, blob, min_part_mm2=_MIN_FIGURE_MM2)
         if len(parts) > 1:
             out = []
             for part in parts:
