@@ -61,8 +61,9 @@ Text forms of moves (``str(move)``, parsed back by :meth:`Move.parse`; all valid
       a destination ``(5,3)-(5,7)`` and algebraic ``e3-e7``);
     * rotation ``5(5.5,5.5)$>90``: the five pieces at (5.5, 5.5), the tile and its four coins, turn 90 degrees
       clockwise about the tile's centre (parse also takes it without the ``5`` and with a trailing ``!``);
-    * shift ``5(7.5,5.5)-(9.5,5.5)``: the tile centred at (7.5, 5.5) and its coins move to (9.5, 5.5) (parse also
-      takes a relative ``5(7.5,5.5)-2R``, in cells).
+    * shift ``5(7.5,5.5)-2R``: the tile centred at (7.5, 5.5) and its coins move 2 cells right, to (9.5, 5.5).
+      The destination is written relative because in PPN ``5(7.5,5.5)-(9.5,5.5)`` would move all five pieces to
+      that one point; parse still takes the absolute form.
 
 explain(before, after) and bookkeeping
     The camera sees where the tiles and coins are, not the pending obligation nor the move count.
@@ -219,7 +220,7 @@ class Move:
         m = re.match(rf"^(5\s*)?(\(\s*{_NUM}\s*,\s*{_NUM}\s*\)|[a-z]\d+)\s*-\s*(.+)$", t, re.IGNORECASE)
         if not m:
             raise RulesError(f"cannot read the move {text!r}: write a jump like (5,3)-4U, a rotation like "
-                             f"5(5.5,5.5)$>90 or a shift like 5(7.5,5.5)-(9.5,5.5)")
+                             f"5(5.5,5.5)$>90 or a shift like 5(7.5,5.5)-2R")
         origin = _parse_point(m.group(2))
         rest = m.group(3).strip()
         rel = re.match(r"^(\d+)\s*([UDLRNSEW])$", rest, re.IGNORECASE)
@@ -293,7 +294,12 @@ class Shift(Move):
     to: Corner
 
     def __str__(self) -> str:
-        return f"5{_tile_text(self.tile)}-{_tile_text(self.to)}"
+        # Relative, in cells: under PPN's semantics an absolute destination ``5(7.5,5.5)-(9.5,5.5)`` would put
+        # the tile and its four coins on one point; ``-2R`` moves all five by the same offset.
+        found = _direction_of((self.to[0] - self.tile[0], self.to[1] - self.tile[1]))
+        if found is None:  # not a shift the rules allow (apply says why); keep a form that parses back
+            return f"5{_tile_text(self.tile)}-{_tile_text(self.to)}"
+        return f"5{_tile_text(self.tile)}-{found[1]}{found[0]}"
 
     def describe(self) -> str:
         return f"shift the tile at {_tile_text(self.tile)} to {_tile_text(self.to)}"

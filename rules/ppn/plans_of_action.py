@@ -87,16 +87,8 @@ def read_move(state: poa.State, before: Board, after: Board, submoves: list[Subm
 
 
 def move_text(state: poa.State, move: poa.Move) -> str:
-    """PPN for a move. A shift is written with a relative destination (``5(7.5,5.5)-4R``): with an absolute one
-    (``-(11.5,5.5)``) PPN puts all five pieces on that one point."""
-    if isinstance(move, poa.Shift):
-        dx, dy = move.to[0] - move.tile[0], move.to[1] - move.tile[1]
-        direction = {(1, 0): "R", (-1, 0): "L", (0, 1): "U", (0, -1): "D"}.get(
-            ((dx > 0) - (dx < 0), (dy > 0) - (dy < 0)))
-        cx, cy = poa.tile_centre(move.tile)
-        if direction is not None and (dx == 0 or dy == 0):
-            return f"5({fmt_number(cx)},{fmt_number(cy)})-{abs(dx) + abs(dy)}{direction}"
-        return f"5({fmt_number(cx)},{fmt_number(cy)})-<{dx},{dy}>"
+    """PPN for a move: the engine's own text form, which is PPN (a shift is relative, ``5(7.5,5.5)-4R``: with an
+    absolute destination PPN would put all five pieces on that one point)."""
     return str(move)
 
 

@@ -240,8 +240,12 @@ def test_rotation_or_shift_needs_a_coin_that_can_then_jump():
 
 
 def test_move_text_forms_round_trip():
-    for text in ["(5,3)-4U", "5(5.5,5.5)$>90", "5(7.5,5.5)-(9.5,5.5)", "(-1,5)-2R", "5(-0.5,5.5)-(1.5,5.5)"]:
+    for text in ["(5,3)-4U", "5(5.5,5.5)$>90", "5(7.5,5.5)-2R", "(-1,5)-2R", "5(-0.5,5.5)-2R", "5(1.5,9.5)-6D"]:
         assert str(Move.parse(text)) == text
+    # A shift is written relative (PPN moves the tile and its coins by one offset); the absolute form still reads.
+    assert Move.parse("5(7.5,5.5)-(9.5,5.5)") == Move.parse("5(7.5,5.5)-2E") == Shift((7, 5), (9, 5))
+    assert str(Shift((7, 5), (9, 5))) == "5(7.5,5.5)-2R" and str(Shift((3, 5), (3, -1))) == "5(3.5,5.5)-6D"
+    assert Move.parse(str(Shift((1, 1), (3, 3)))) == Shift((1, 1), (3, 3))  # not a legal shift, but it reads back
     assert Move.parse("e3-e7") == Move.parse("(5,3)-(5,7)") == Move.parse("(5,3)-4N") == Jump((5, 3), "U", 4)
     assert Move.parse("5(5.5,5.5)$>90!") == Move.parse("(5.5,5.5)$>90") == Rotate((5, 5), 90)
     assert Jump((5, 3), "U", 4).describe() == "jump the coin on (5,3) up to (5,7)"

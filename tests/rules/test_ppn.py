@@ -540,6 +540,20 @@ def test_plans_of_action_records_round_trip(seed):
     assert result.illegal is None and result.moves == moves and result.state == final
 
 
+def test_plans_of_action_engine_move_texts_are_ppn():
+    # Every legal move's own text (a shift is relative), played on the PPN board, puts the pieces where the
+    # rules do: the tile and its four coins move together, not to one point.
+    from rules.ppn import plans_of_action as poa_ppn
+
+    state = poa.State.from_ppn_coins(poa.EXAMPLE_COINS)
+    shifts = [m for m in state.legal_moves() if isinstance(m, poa.Shift)]
+    assert shifts and all(not str(m).endswith(")") for m in shifts)
+    for move in state.legal_moves():
+        after = play(poa_ppn.board(state), f"1. {move}")
+        assert sorted((p.kind, p.x, p.y) for p in after) == sorted(
+            (p.kind, p.x, p.y) for p in poa_ppn.board(state.apply(move))), str(move)
+
+
 outcome_st = st.one_of(st.sampled_from([ms.Crash.FLAT, ms.Crash.OFF]),
                        st.builds(ms.Placement, st.floats(0, 900), st.floats(0, 600), st.floats(0, 89.9)))
 
