@@ -205,8 +205,9 @@ def contact_scenes() -> list[tuple[Scene, CameraSpec, int]]:
     rng = np.random.default_rng(38)
     pieces = easy_slider_layout(easy_slider_board(rng), rng=rng, edition="bold", nudge_mm=1.5)
     out.append((Scene(pieces=pieces, table="wood", table_variant=3, sheet="a3", edition="bold",
-                      lighting=Lighting.random(rng, lamp_mm=(600, 300, 900), exposure=1.1)),
-                CameraSpec(distance_mm=1150, tilt_deg=0, yaw_deg=180, target_mm=(150, 215)), 8))
+                      lighting=Lighting.random(rng, lamp_mm=(600, 300, 900), exposure=1.1),
+                      table_rect_mm=(-330.0, -120.0, 530.0, 620.0), props=(Prop("box", 420.0, 80.0, 30.0),)),
+                CameraSpec(distance_mm=1150, tilt_deg=25, yaw_deg=160, target_mm=(150, 215)), 8))
 
     rng = np.random.default_rng(39)
     pieces = tile_block(4, (10.0, 40.0), rng=rng, coins={(c, r): (["suns", "moons", "crowns", "arms"][r % 4], c % 6)

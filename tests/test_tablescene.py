@@ -334,3 +334,17 @@ def test_frames_are_identical_across_processes():
     namespace: dict = {}
     exec(code.replace("print(", "digest = ("), namespace)
     assert len(out.strip()) == 40 and out.strip() == namespace["digest"]
+
+
+def test_beyond_the_table_edge_the_floor_is_far_and_dim():
+    scene = Scene(pieces=[TilePiece("suns", 1, "face", 150, 150)], table="laminate", sheet=None,
+                  table_rect_mm=(-100.0, 60.0, 400.0, 400.0), lighting=QUIET)
+    result = render(scene, small_camera(target_mm=(150, 120), distance_mm=700), seed=1, quality="draft")
+    # the far edge of the table (y = 60) crosses the view: above it the floor, below it the table
+    edge_row = int(round(result.project([[150.0, 60.0]])[0, 1]))
+    gray = cv2.cvtColor(result.image, cv2.COLOR_BGR2GRAY).astype(float)
+    assert 40 < edge_row < SMALL[1] - 200
+    floor, table = gray[: edge_row - 15].mean(), gray[edge_row + 15 : edge_row + 100].mean()
+    assert floor < 0.6 * table
+    assert (result.labels[: edge_row - 15] == -1).all()  # floor pixels are "not a piece"
+    assert result.truth[0].visible_fraction > 0.99

@@ -28,10 +28,10 @@ from calibration.sheet import draw_sheet, sheet_layout, sheet_pixel_matrix
 from . import surfaces
 from .camera import Camera, CameraSpec
 from .editions import edition as get_edition
-from .geometry import Face, Solid, build_prop, build_solid
+from .geometry import Face, Solid, _box_faces, build_prop, build_solid
 from .hands import draw_hands, hand_casters
 from .lighting import Caster, LightModel, ShadowMaps
-from .raster import HAND_ID, PROP_ID, Canvas
+from .raster import BACKGROUND_ID, HAND_ID, PROP_ID, Canvas
 from .scene import DiePiece, PawnPiece, PyramidPiece, Scene
 from .truth import PieceTruth, RenderResult
 
@@ -143,6 +143,8 @@ _AO = {"tile": (1.6, 0.4), "coin": (1.2, 0.4), "die": (1.4, 0.5), "pawn": (2.5, 
 def _casters(solids: list[Solid]) -> list[Caster]:
     casters = []
     for solid in solids:
+        if solid.piece is None:  # the table's own edge casts nothing we draw
+            continue
         ao_radius, ao_strength = _AO.get(solid.piece.kind, (2.5, 0.45))  # props: like a pawn's
         casters.append(Caster(solid.casters, solid.tint if solid.translucent else (0.0, 0.0, 0.0), solid.footprint,
                               solid.base_h, ao_radius, ao_strength))
@@ -237,7 +239,65 @@ def _draw_table(canvas: Canvas, scene: Scene, light: LightModel, density: float)
         spec *= tex.gloss
     mult = cv2.resize(mult.reshape(gh, gw, 3), size, interpolation=cv2.INTER_LINEAR)
     spec = cv2.resize(spec, size, interpolation=cv2.INTER_LINEAR)
-    return cv2.add(cv2.multiply(color, mult), spec)
+    lit = cv2.add(cv2.multiply(color, mult), spec)
+    if scene.table_rect_mm is not None:
+        lit = _beyond_the_table(canvas, scene, lit)
+    return lit
+
+
+_FLOOR_MM = 740.0  # the floor is this far below the table top
+_TABLE_TOP_MM = 28.0  # thickness of the table top (its edge shows when the camera is beyond it)
+
+
+def _table_edge(scene: Scene) -> Solid:
+    """The edges of the table top, as a solid whose pixels count as table (BACKGROUND_ID)."""
+    x0, y0, x1, y1 = scene.table_rect_mm
+    tex = surfaces.surface_textures(scene.table, scene.table_variant)
+    albedo = tuple(float(c) * 0.75 for c in tex.coarse.reshape(-1, 3)[::997].mean(axis=0))
+    centre = ((x0 + x1) / 2, (y0 + y1) / 2)
+    faces = _box_faces(centre, (x1 - x0) / 2, (y1 - y0) / 2, -_TABLE_TOP_MM, 0.0, 0.0, albedo, 0.2, 20.0)
+    return Solid(BACKGROUND_ID, None, faces, [], np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float),
+                 -_TABLE_TOP_MM, 0.0)
+
+
+def _clip_near(points: np.ndarray, canvas: Canvas, near: float = 10.0) -> np.ndarray:
+    """Clip a world polygon to the part at least ``near`` mm in front of the camera (Sutherland-Hodgman)."""
+    depth = (points @ canvas.camera.R.T + canvas.camera.t)[:, 2]
+    out = []
+    for i in range(len(points)):
+        j = (i + 1) % len(points)
+        a, b, da, db = points[i], points[j], depth[i], depth[j]
+        if da >= near:
+            out.append(a)
+        if (da >= near) != (db >= near):
+            out.append(a + (b - a) * (near - da) / (db - da))
+    return np.array(out)
+
+
+def _beyond_the_table(canvas: Canvas, scene: Scene, table: np.ndarray) -> np.ndarray:
+    """Where the view goes past the table's edge: the floor, far below, dim and out of focus."""
+    x0, y0, x1, y1 = scene.table_rect_mm
+    rect = _clip_near(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]]), canvas)
+    if len(rect) < 3:
+        return table
+    uv, _ = canvas.project(rect)
+    # clamp far-off vertices so the fill stays in integer range; the polygon edge inside the view is unchanged
+    uv = np.clip(uv, -4.0 * canvas.w, 5.0 * canvas.w)
+    coverage = _aa_polygon(uv, (canvas.w, canvas.h))
+    if coverage.min() >= 1.0:
+        return table
+    floor_kind = "dark-wood" if scene.table != "dark-wood" else "laminate"
+    tex = surfaces.surface_textures(floor_kind, 2)
+    R, t = canvas.camera.R, canvas.camera.t
+    H_floor = canvas.K @ np.column_stack([R[:, 0], R[:, 1], R[:, 2] * _FLOOR_MM + t])
+    p = surfaces.COARSE_PX_PER_MM / 2.0  # floor boards are bigger than the table's grain
+    tex_to_floor = np.array([[1 / p, 0, 0.0], [0, 1 / p, 0.0], [0, 0, 1]])
+    floor = cv2.warpPerspective(tex.coarse, H_floor @ tex_to_floor, (canvas.w, canvas.h), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REFLECT).astype(np.float32)
+    depth_ratio = _FLOOR_MM / max(float(canvas.camera.centre_mm[2] * -1), 1.0)
+    floor = cv2.GaussianBlur(floor, (0, 0), max(0.5, 2.0 * depth_ratio * canvas.K[0, 0] / 1400.0))
+    floor *= 0.45  # far from the lamp, in the table's shadow
+    return table * coverage[..., None] + floor * (1 - coverage[..., None])
 
 
 def _aa_polygon(uv: np.ndarray, size: tuple[int, int], ss: int = 4) -> np.ndarray:
@@ -507,6 +567,8 @@ def render(scene: Scene, camera: CameraSpec | Camera, seed: int = 0, quality: st
     del distance
     solids, support = _build_solids(scene, _bucket(density, _TEX_PPM))
     props = [build_prop(PROP_ID, prop) for prop in scene.props]
+    if scene.table_rect_mm is not None:
+        props.append(_table_edge(scene))
     hand_parts = [Caster(hand_casters(hand)) for hand in scene.hands]
     casters = _casters(solids + props) + hand_parts
     table_box = _visible_table_box(canvas)

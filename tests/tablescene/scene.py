@@ -289,7 +289,8 @@ class Scene:
     ``table``: "wood", "dark-wood", "felt", "cloth", "tablecloth" or "laminate" (``table_variant`` picks its
     colour). ``sheet``: the calibration sheet's paper ("a4", "letter", "a3") lying at the origin, or None.
     ``edition``: the piecepack edition of pieces that do not name their own. ``props``: other things on the
-    table (:class:`Prop`).
+    table (:class:`Prop`). ``table_rect_mm``: (x0, y0, x1, y1) of the table top; beyond it the camera sees the
+    floor, 74 cm lower (None: the table goes on forever).
     """
 
     pieces: tuple = ()
@@ -300,6 +301,7 @@ class Scene:
     hands: tuple = ()
     lighting: Lighting = field(default_factory=Lighting)
     props: tuple = ()
+    table_rect_mm: tuple[float, float, float, float] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "pieces", tuple(self.pieces))
