@@ -38,7 +38,8 @@ Scene contents (:mod:`tablescene.scene`):
   ``Prop(kind="phone"|"notepad"|"pencil"|"mug"|"box", x_mm, y_mm, angle_deg, color)``: distractors (no truth entry,
   pixels labelled PROP_ID = -3, they cast shadows).
   ``Scene(pieces, table="wood"|"dark-wood"|"felt"|"cloth"|"tablecloth"|"laminate", table_variant, sheet="a4"|"a3"|
-  "letter"|None, edition="default", hands, lighting, props)``.
+  "letter"|None, edition="default", hands, lighting, props, table_rect_mm=None)``; with ``table_rect_mm`` the
+  table top ends there and the floor shows beyond it.
 
 Editions (:mod:`tablescene.editions`): ``EDITIONS`` "default" (the one vision's built-in profile covers),
 "classic", "hand-made", "bold"; each an :class:`Edition` dataclass (suit colours, symbol style, numeral font,
