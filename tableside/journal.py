@@ -27,7 +27,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -417,9 +417,10 @@ class Journal:
 
     # -------------------------------------------------------------------------------------- export
 
-    def export_ppn(self, out: str | Path, event: str = "tableside", date: str | None = None) -> Path:
+    def export_ppn(self, out: str | Path, event: str = "tableside", date: str | None = None, start: Any = None,
+                   decode: Callable[[Any], Any] | None = None) -> Path:
         """Write the game as a PPN file (see :func:`write_ppn`) and return its path."""
-        return write_ppn(self, out, event=event, date=date)
+        return write_ppn(self, out, event=event, date=date, start=start, decode=decode)
 
 
 def _read_all(fd: int) -> bytes:
@@ -440,7 +441,8 @@ def ppn_game_type(game: str) -> str:
     return GAME_TYPES.get(game, game.replace("-", " ").title())
 
 
-def write_ppn(journal: Journal, out: str | Path, event: str = "tableside", date: str | None = None) -> Path:
+def write_ppn(journal: Journal, out: str | Path, event: str = "tableside", date: str | None = None,
+              start: Any = None, decode: Callable[[Any], Any] | None = None) -> Path:
     """Export a journal as a Portable Piecepack Notation file (written with :mod:`rules.ppn`).
 
     Metadata: ``GameType`` (the game's PPN name), ``Event`` (``tableside``), ``Date`` (the day the journal
@@ -448,38 +450,108 @@ def write_ppn(journal: Journal, out: str | Path, event: str = "tableside", date:
     (``{options: ..., setup: ...}``; a key of its own so that PPN readers do not take it for theirs). The
     movetext numbers the moves (``1. c1-d1 b1-c1 {Blue}``) with the player or board as a comment.
 
-    The moves are written as the journal holds them (the rules' move text). Games whose move text is PPN
-    movetext (Slides of Action's is) give a record piecepackr can replay; for the others the per-game
-    adapters of :mod:`rules.ppn` are the place to convert. The text is parsed back with :func:`rules.ppn.parse`
-    before anything is written: a move that is not PPN raises :class:`~rules.base.RecordError` naming it.
+    Games with a PPN adapter in :mod:`rules.ppn` (Easy Slider, Slides of Action, Plans of Action, Martian
+    Shuffleboard) are written through it, so the record replays (``tableside replay``, piecepackr): the
+    ``GameType`` carries the set-up the adapter writes (Easy Slider's ``Tiles``/``Coins``/``Pawns`` ...), and
+    every journal move is read with the game's ``Move.parse``, played through the rules from the starting
+    position, and written in the adapter's PPN form (an Easy Slider ``e2-D`` becomes ``e2-e1``). The starting
+    position is ``start`` (a rules ``State``) or the journal's ``setup["state"]`` read back with ``decode``
+    (default: the live session's decoder in :mod:`tableside.tracker`, else the rules' own ``State.from_dict`` or
+    ``State.from_layout(**data)``). A journal without a starting position, or a move the rules refuse, raises
+    :class:`~rules.base.RecordError` naming it. Other games (Epic Funhouse) have no PPN form: their move texts are
+    written as they are, and one that is not PPN movetext is a RecordError naming the move. Either way the text is
+    parsed back with :func:`rules.ppn.parse` before anything is written, and the file is replaced atomically.
     """
     import yaml
 
     from rules import ppn
+    from rules.ppn.games import ADAPTERS
 
     out = Path(out)
     header = journal.header
     if date is None:
         date = header.started[:10] if len(header.started) >= 10 else _dt.date.today().isoformat()
-    metadata: dict[str, Any] = {"GameType": ppn_game_type(header.game), "Event": event, "Date": date}
+    extra: dict[str, Any] = {"Event": event, "Date": date}
     tableside = {k: dict(v) for k, v in (("options", header.options), ("setup", header.setup)) if v}
     if tableside:
-        metadata["Tableside"] = tableside
-    block = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, default_flow_style=False)
-    head = ["---", *block.rstrip("\n").splitlines(), "..."]
-    body = []
-    for entry in journal.entries:
-        comment = f" {{{_ppn_comment(entry.who)}}}" if entry.who else ""
-        body.append(f"{entry.seq}. {entry.move}{comment}")
+        extra["Tableside"] = tableside
+    if header.game in ADAPTERS:
+        text = ppn.dumps(_adapted_game(journal, extra, start, decode))
+        head_lines = 0
+    else:
+        metadata: dict[str, Any] = {"GameType": ppn_game_type(header.game), **extra}
+        block = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, default_flow_style=False)
+        head = ["---", *block.rstrip("\n").splitlines(), "..."]
+        body = []
+        for entry in journal.entries:
+            comment = f" {{{_ppn_comment(entry.who)}}}" if entry.who else ""
+            body.append(f"{entry.seq}. {entry.move}{comment}")
+        text = "\n".join(head + body) + "\n"
+        head_lines = len(head)
     try:
-        games = ppn.parse("\n".join(head + body) + "\n", source=str(out))
+        games = ppn.parse(text, source=str(out))
     except RecordError as err:
-        reason = _which_move(str(err), len(head), journal)
+        reason = _which_move(str(err), head_lines, journal) if head_lines else str(err)
         raise RecordError(f"{journal.path}: cannot export as PPN: {reason}") from None
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(ppn.dumps(games), encoding="utf-8")
     os.replace(tmp, out)  # never a half-written record under the real name
     return out
+
+
+def _adapted_game(journal: Journal, extra: dict[str, Any], start: Any,
+                  decode: Callable[[Any], Any] | None) -> Any:
+    """The journal as a :class:`rules.ppn.Game` written by the game's PPN adapter (set-up, moves, comments)."""
+    from rules import game_module
+    from rules.base import RulesError
+    from rules.ppn import Step
+    from rules.ppn.games import record
+
+    game = journal.game
+    where = f"{journal.path}: cannot export as PPN"
+    if start is None:
+        data = journal.header.setup.get("state")
+        if data is None:
+            raise RecordError(f"{where}: the journal's set-up holds no starting position (setup.state), and a "
+                              f"{ppn_game_type(game)} record starts from one")
+        try:
+            start = (decode or _default_decoder(game))(data)
+        except (RulesError, KeyError, TypeError, ValueError) as err:
+            raise RecordError(f"{where}: cannot read the starting position in the journal's set-up: {err}") from None
+    parse = game_module(game).Move.parse
+    state, moves = start, []
+    for entry in journal.entries:
+        try:
+            move = parse(entry.move)
+            state = state.apply(move)
+        except RulesError as err:
+            raise RecordError(f"{where}: move {entry.seq} ({entry.move!r}): {err}") from None
+        moves.append(move)
+    try:
+        result = record(game, start, moves, extra)
+    except RulesError as err:  # e.g. a Plans of Action record must start from a set-up
+        raise RecordError(f"{where}: {err}") from None
+    for move_entry, entry in zip(result.moves, journal.entries, strict=True):
+        if entry.who:
+            move_entry.steps = [Step(step.submoves, [_ppn_comment(entry.who)]) for step in move_entry.steps]
+    return result
+
+
+def _default_decoder(game: str) -> Callable[[Any], Any]:
+    """How to read ``setup["state"]`` back: the live session writes it with :mod:`tableside.tracker`'s encoder,
+    which for Easy Slider is the rules' own ``to_dict``; without the tracker, the rules' own JSON forms."""
+    try:
+        from tableside.tracker import game_rules
+
+        return game_rules(game).decode
+    except (ImportError, AttributeError):
+        pass
+    from rules import game_module
+
+    cls = game_module(game).State
+    if hasattr(cls, "from_dict"):
+        return cls.from_dict
+    return lambda data: cls.from_layout(**data)
 
 
 def _which_move(message: str, head_lines: int, journal: Journal) -> str:

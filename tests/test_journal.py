@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -11,9 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from rules import easy_slider as es
 from rules import ppn
 from rules import slides_of_action as soa
 from rules.base import RecordError
+from rules.ppn.games import replay
+from tableside.cli import main
 from tableside.journal import Journal, MoveRecord, write_ppn
 
 SETUP = {"players": ["Red", "Blue"], "layout": "AS.../....", "pawns": ["suns", "arms", "moons", "crowns"]}
@@ -228,7 +232,7 @@ def test_a_killed_writer_loses_nothing_it_reported(tmp_path):
 
 def test_export_ppn_reads_back_with_rules_ppn(tmp_path):
     path = tmp_path / "soa.jsonl"
-    state = soa.State.initial(players=3)
+    start = state = soa.State.initial(players=3)
     played, movers = [], []
     with Journal.open(path, "slides-of-action", setup={"players": 3}, options={"one_diagonal": False}) as journal:
         for _ in range(4):
@@ -237,12 +241,12 @@ def test_export_ppn_reads_back_with_rules_ppn(tmp_path):
             state = state.apply(move)
             played.append(move)
             journal.append(MoveRecord(move, who=movers[-1]))
-    out = Journal.load(path).export_ppn(tmp_path / "soa.ppn")
+    out = Journal.load(path).export_ppn(tmp_path / "soa.ppn", start=start)
     text = out.read_text(encoding="utf-8")
     assert text.startswith("---\n")
     (game,) = ppn.read(out)
     meta = game.metadata
-    assert meta["GameType"] == "Slides of Action" and meta["Event"] == "tableside"
+    assert meta["GameType"] == "Slides of Action" and meta["Players"] == 3 and meta["Event"] == "tableside"
     assert str(meta["Date"]) == Journal.load(path).header.started[:10]
     assert meta["Tableside"] == {"options": {"one_diagonal": False}, "setup": {"players": 3}}
     assert game.game_type == "slides-of-action"
@@ -251,13 +255,66 @@ def test_export_ppn_reads_back_with_rules_ppn(tmp_path):
     steps = [" ".join(str(sub) for sub in step.submoves) for step in game.steps()]
     assert [soa.Move.parse(step) for step in steps] == played
     assert [step.comments for step in game.steps()] == [[name] for name in movers]
-    again = write_ppn(Journal.load(path), tmp_path / "soa.ppn", date="2024-05-01")
+    result = replay(game)
+    assert result.illegal is None and result.moves == played and result.state == state
+    again = write_ppn(Journal.load(path), tmp_path / "soa.ppn", date="2024-05-01", start=start)
     assert str(ppn.read(again)[0].metadata["Date"]) == "2024-05-01"
+    # Without a starting position (neither given nor in the set-up) there is no record to write.
+    with pytest.raises(RecordError, match=r"holds no starting position \(setup.state\)"):
+        Journal.load(path).export_ppn(tmp_path / "none.ppn")
+    assert not (tmp_path / "none.ppn").exists()
+
+
+def test_easy_slider_journal_exports_a_record_that_tableside_replay_replays(tmp_path, capsys):
+    # As the live session writes it: the start in setup["state"] (the rules' to_dict), moves in any text form
+    # Move.parse reads (e2-D is not PPN), who as the comment.
+    start = state = es.Setup.from_seed(11).state()
+    path = tmp_path / "slider.jsonl"
+    rng = random.Random(11)
+    played = []
+    with Journal.open(path, "easy-slider", setup={"state": start.to_dict()}) as journal:
+        for _ in range(12):
+            move = rng.choice(state.legal_moves())
+            state = state.apply(move)
+            played.append(move)
+            text = f"{move.from_cell.name}-{move.direction[0].upper()}"  # e2-D style
+            assert es.Move.parse(text) == move and text != str(move)
+            journal.append(MoveRecord(text, who="Red", state=state.to_dict()))
+    out = Journal.load(path).export_ppn(tmp_path / "slider.ppn")
+    (game,) = ppn.read(out)
+    assert game.metadata["GameType"]["Tiles"] and game.metadata["GameType"]["Pawns"] == start.pawn_text()
+    assert [" ".join(str(s) for s in step.submoves) for step in game.steps()] == [str(m) for m in played]
+    code = main(["replay", str(out), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["game"] == "easy-slider" and report["illegal"] is None
+    assert report["moves"] == [str(m) for m in played]
+    assert report["final_position"]["board"] == state.to_dict()["board"]
+    assert report["goal_reached"] is state.is_over()
+
+
+def test_export_of_a_journal_whose_move_the_rules_refuse_names_it(tmp_path):
+    start = es.Setup.from_seed(3).state()  # the hole is on e1
+    path = tmp_path / "bad.jsonl"
+    with Journal.open(path, "easy-slider", setup={"state": start.to_dict()}) as journal:
+        journal.append(MoveRecord("e2-D"))
+        journal.append(MoveRecord("a5-R"))  # not next to the hole
+    with pytest.raises(RecordError, match=r"move 2 \('a5-R'\): that tile cannot slide"):
+        Journal.load(path).export_ppn(tmp_path / "bad.ppn")
+    assert not (tmp_path / "bad.ppn").exists()
+    with Journal.open(tmp_path / "broken.jsonl", "easy-slider", setup={"state": {"board": "nonsense"}}) as journal:
+        journal.append(MoveRecord("e2-D"))
+    with pytest.raises(RecordError, match="cannot read the starting position"):
+        Journal.load(tmp_path / "broken.jsonl").export_ppn(tmp_path / "broken.ppn")
 
 
 def test_export_refuses_moves_that_are_not_ppn(tmp_path):
+    # A game without a PPN form (Epic Funhouse) is written as the journal holds it: a move text that is not PPN
+    # movetext is refused, naming the move.
     path = tmp_path / "game.jsonl"
-    make_journal(path)  # Easy Slider moves written as "e1-D": not PPN movetext
-    with pytest.raises(RecordError, match=r"move 1 \('e1-D'\) is not PPN movetext"):
+    with Journal.open(path, "epic-funhouse", setup=SETUP, options=OPTIONS) as journal:
+        journal.append(MoveRecord("a6b6a5>1 U", who="me"))
+    with pytest.raises(RecordError, match=r"move 1 \('a6b6a5>1 U'\) is not PPN movetext"):
         Journal.load(path).export_ppn(tmp_path / "game.ppn")
     assert not (tmp_path / "game.ppn").exists()
+
+
