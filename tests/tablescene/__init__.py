@@ -57,7 +57,8 @@ Sequences (:mod:`tablescene.video`): ``plan_moves(scene, [Slide(piece_index, to_
 video_path=...)`` -> per-frame truth; ``write_video`` / ``read_video`` (.mp4 'mp4v' or .avi 'MJPG').
 
 render(scene, camera, seed=0, quality="draft"|"normal"|"high") -> RenderResult (:mod:`tablescene.render`):
-"normal" supersamples 2x (1x above 2400 px wide), "draft" not at all, "high" 3x (2x). A 1640x1232 "normal" frame
+"normal" supersamples 2x, "high" 3x, "draft" not at all (less where the canvas would pass 30 M pixels:
+4608x2592 frames are rendered at 1x). A 1640x1232 "normal" frame
 takes about 0.9 CPU seconds (plus ~1 s once per process for textures and the lens map); 320x240 draft frames
 are a few hundredths of a second for quick tests. ``result.timings`` has the cumulative time of each stage.
 """

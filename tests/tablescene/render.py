@@ -47,8 +47,12 @@ _HIDDEN_AT = 0.5  # a piece is "hidden" when at least this fraction of it is cov
 def _supersample(quality: str, cam: Camera) -> int:
     if quality not in QUALITIES:
         raise ValueError(f"quality must be one of {', '.join(QUALITIES)}, not {quality!r}")
-    big = cam.width > 2400
-    return {"draft": 1, "normal": 1 if big else 2, "high": 2 if big else 3}[quality]
+    # keep the supersampled canvas under ~30 M pixels (memory: ~0.5 GB of float buffers)
+    pixels = cam.width * cam.height
+    wanted = {"draft": 1, "normal": 2, "high": 3}[quality]
+    while wanted > 1 and pixels * wanted * wanted > 30e6:
+        wanted -= 1
+    return wanted
 
 
 @dataclass(frozen=True)
