@@ -135,7 +135,32 @@ def foreground(view: TableView, background_mm: float = 70.0, chroma_min: float =
     markers are predicted instead of mistaken for pieces; see :func:`sheet_in_view`).
     """
     img = view.image.astype(np.float32)
-    bg, tolerance = _background(view, background_mm, sheet)
+    bg, alternatives = _background(view, background_mm, sheet)
+    chroma, light = _evidence(img, bg)
+    badness = _badness(chroma, light, chroma_min, darker_log, brighter_log)
+    # Near the sheet's printed edges and the paper's edge the prediction is only as good as the registration
+    # (a calibration without a lens model is off by a millimetre or two at the paper's edge): there a pixel is
+    # background if it matches either side of the edge.
+    for alt_bg, band in alternatives:
+        if not band.any():
+            continue
+        alt_chroma, alt_light = _evidence(img, alt_bg)
+        alt_bad = _badness(alt_chroma, alt_light, chroma_min, darker_log, brighter_log)
+        better = band & (alt_bad < badness)
+        badness[better] = alt_bad[better]
+        chroma[better] = alt_chroma[better]
+        light[better] = alt_light[better]
+    fg = (badness > 1.0) & view.valid
+    fg = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    view.background = bg
+    view.chroma = chroma
+    view.light = light
+    view.mask = fg.astype(bool)
+    return view
+
+
+def _evidence(img: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(chromaticity difference, log lightness ratio) of an image against a background, lightly smoothed."""
     # cv2 arithmetic rather than numpy: several times faster on full-size float images (SIMD, no temporaries)
     ones = np.ones((1, 3), np.float32)
     s_img = cv2.transform(img, ones) + 3.0
@@ -148,19 +173,13 @@ def foreground(view: TableView, background_mm: float = 70.0, chroma_min: float =
     chroma = cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), ones))
     light = cv2.log(cv2.divide(s_img, s_bg))
     # Sensor noise and JPEG make single pixels flicker: decide on a lightly smoothed evidence map.
-    chroma = cv2.GaussianBlur(chroma, (0, 0), 0.7)
-    light = cv2.GaussianBlur(light, (0, 0), 0.7)
-    if tolerance is not None:  # near printed edges a fraction of a pixel of misregistration is a big difference
-        chroma = cv2.divide(chroma, tolerance)
-        light = cv2.divide(light, tolerance)
-    fg = (chroma > chroma_min) | (light < darker_log) | (light > brighter_log)
-    fg &= view.valid
-    fg = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
-    view.background = bg
-    view.chroma = chroma
-    view.light = light
-    view.mask = fg.astype(bool)
-    return view
+    return cv2.GaussianBlur(chroma, (0, 0), 0.7), cv2.GaussianBlur(light, (0, 0), 0.7)
+
+
+def _badness(chroma: np.ndarray, light: np.ndarray, chroma_min: float, darker_log: float,
+             brighter_log: float) -> np.ndarray:
+    """How far past the nearest threshold a pixel is (> 1: foreground)."""
+    return np.maximum(np.maximum(chroma / chroma_min, light / darker_log), light / brighter_log)
 
 
 def _median_field(image: np.ndarray, usable: np.ndarray, px_per_mm: float, background_mm: float) -> np.ndarray:
@@ -170,7 +189,9 @@ def _median_field(image: np.ndarray, usable: np.ndarray, px_per_mm: float, backg
     unusable pixels take the colour of the nearest usable one first, so they do not leak in."""
     factor = min(1.0, _BACKGROUND_PX_PER_MM / px_per_mm)
     small = cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-    ok = cv2.resize(usable.astype(np.uint8), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_AREA) > 0
+    # only small pixels made wholly of usable ones: a mixed pixel on a boundary has a mixed colour, and the fill
+    # below would spread it
+    ok = cv2.resize(usable.astype(np.float32), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_AREA) > 0.99
     if not ok.any():
         ok[:] = True
     if not ok.all():
@@ -181,11 +202,12 @@ def _median_field(image: np.ndarray, usable: np.ndarray, px_per_mm: float, backg
 
 
 def _background(view: TableView, background_mm: float, sheet: SheetLayout | None
-                ) -> tuple[np.ndarray, np.ndarray | None]:
-    """The background colour everywhere, and a tolerance factor (>= 1) where it is less sure (None: 1)."""
+                ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """The background colour everywhere, and alternative backgrounds with the bands where they may hold
+    instead (either side of a printed edge or of the paper's edge)."""
     p = view.px_per_mm
     if sheet is None:
-        return _median_field(view.image, view.valid, p, background_mm), None
+        return _median_field(view.image, view.valid, p, background_mm), []
     ink, cover = _sheet_in_view(view, sheet)
     margin = cv2.dilate((cover > 0.01).astype(np.uint8), cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (int(4 * p) | 1, int(4 * p) | 1))).astype(bool)
@@ -195,17 +217,21 @@ def _background(view: TableView, background_mm: float, sheet: SheetLayout | None
     ink_px = (cover > 0.99) & (ink > 0.95) & view.valid
     ink_bgr = np.median(view.image[ink_px], axis=0).astype(np.float32) if ink_px.sum() > 50 else \
         np.float32(0.15) * np.median(paper[paper_px], axis=0) if paper_px.any() else np.full(3, 30, np.float32)
-    ink3 = cv2.merge([ink] * 3)
-    printed = cv2.add(cv2.multiply(paper, cv2.subtract(1.0, ink3)), cv2.multiply(np.broadcast_to(
-        ink_bgr, paper.shape).astype(np.float32), ink3))
-    cover3 = cv2.merge([cover] * 3)
-    background = cv2.add(cv2.multiply(printed, cover3), cv2.multiply(table, cv2.subtract(1.0, cover3)))
-    # Printed edges and the paper's edge: within a pixel of them the prediction is only as good as the
-    # registration, so differences there count for less (tolerance up to 4x, falling off over ~1.5 px).
-    edges = cv2.morphologyEx(np.maximum(ink, cover * 0 + (1 - cover)), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    tolerance = (1.0 + 3.0 * np.clip(edges, 0.0, 1.0)).astype(np.float32)
-    return background, tolerance
+    ink_img = np.broadcast_to(ink_bgr, paper.shape).astype(np.float32)
+
+    def blend(a: np.ndarray, b: np.ndarray, weight: np.ndarray) -> np.ndarray:
+        w3 = cv2.merge([weight] * 3)
+        return cv2.add(cv2.multiply(a, cv2.subtract(1.0, w3)), cv2.multiply(b, w3))
+
+    printed = blend(paper, ink_img, ink)
+    background = blend(table, printed, cover)
+    flipped_ink = blend(table, blend(paper, ink_img, 1.0 - ink), cover)
+    flipped_cover = blend(table, printed, 1.0 - cover)
+    ink_band = cv2.dilate(cv2.morphologyEx(ink, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)),
+                          cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(3 * p) | 1, int(3 * p) | 1))) > 0.1
+    paper_band = cv2.dilate(cv2.morphologyEx(cover, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)),
+                            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(6 * p) | 1, int(6 * p) | 1))) > 0.1
+    return background, [(flipped_ink, ink_band), (flipped_cover, paper_band)]
 
 
 def _sheet_in_view(view: TableView, sheet: SheetLayout) -> tuple[np.ndarray, np.ndarray]:
