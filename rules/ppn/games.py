@@ -48,7 +48,14 @@ ADAPTERS: dict[str, str] = {
 def adapter(name: str) -> ModuleType:
     """The PPN adapter of a game; RecordError for a game tableside does not know or cannot replay."""
     if name not in ADAPTERS:
+        from rules import ROOMS
+
         known = ", ".join(GAME_TYPES[n] for n in ADAPTERS)
+        if name == "epic-funhouse" or name in ROOMS:
+            # Epic Funhouse is played from a seeded set-up and its rooms hand over to each other: no PPN form.
+            raise RecordError(f"tableside has no PPN form for Epic Funhouse ({name!r}): play it with "
+                              f"'tableside funhouse' and keep a game with --save FILE / --resume FILE; "
+                              f"tableside replays PPN records of {known}")
         raise RecordError(f"cannot replay a game of {name!r}: tableside replays {known}")
     return importlib.import_module(ADAPTERS[name])
 
