@@ -380,3 +380,70 @@ def test_explain_flicked_piece_that_left_the_table():
     forced = forced._advanced(1)  # blue to move
     result = explain(forced, State.from_layout(["red", "blue"], [placed("red", LARGE, 20, 0)]))
     assert result.legal and str(result.moves[0]) == "blue-large>off red-large>(20.0,0.0,0.0)"
+
+
+# ------------------------------------------------------------------------------------------------- random play
+far_spots = st.builds(Placement, st.floats(0, 1500), st.floats(0, 900), st.floats(0, 89.9))
+fates = st.one_of(st.sampled_from([Crash.FLAT, Crash.OFF]), far_spots)
+
+
+@st.composite
+def random_flicks(draw):
+    """A game's start and up to 14 flicks drawn from the legal templates, each with random crashes."""
+    players = draw(st.sampled_from([["red", "blue"], ["green", "yellow", "black"], ["blue"]]))
+    state = State.new(players, draw(st.sampled_from(VARIANTS)))
+    flicks = []
+    for _ in range(draw(st.integers(1, 14))):
+        if state.is_over():
+            break
+        template = draw(st.sampled_from(state.legal_moves()))
+        if not state.opened:
+            flicks.append(template.landing(*draw(st.tuples(st.floats(0, 1500), st.floats(0, 900)))))
+        else:
+            hit = draw(st.lists(st.sampled_from([p.piece for p in state.table] or [None]), unique=True, max_size=3))
+            crashes = []
+            for p in (p for p in hit if p is not None):
+                old = state.placed(p).at  # a pushed piece moves more than explain's tolerance
+                crashes.append((p, draw(fates.filter(lambda o, old=old: not isinstance(o, Placement)
+                                                     or o.distance_mm(old) > 5.0))))
+            flicks.append(Move(template.piece, draw(fates), tuple(crashes)))
+        state = state.apply(flicks[-1])
+    return State.new(players, state.variant), flicks
+
+
+def seen_by_camera(state, flat):
+    """What the camera sees after a flick: the upright pieces and those lying flat (the state's bookkeeping lost)."""
+    lying = [{"color": p.color, "size": p.size.value, "pose": "flat"} for p in flat]
+    return State.from_layout(state.players, [*state.table, *lying], variant=state.variant)
+
+
+@settings(max_examples=40, deadline=None)
+@given(random_flicks())
+def test_random_legal_play_keeps_the_invariants(game):
+    state, flicks = game
+    everyone = {Piece(c, s) for c in state.players for s in (SMALL, MEDIUM, LARGE)}
+    for move in flicks:
+        assert move.piece in {f.piece for f in state.legal_moves()}
+        assert Move.parse(str(move)) == move and hash(Move.parse(str(move))) == hash(move)
+        after = state.apply(move)  # never raises on a flick of a legal piece
+        on_table = {p.piece for p in after.table}
+        hands = {p for c in after.players for p in after.hand(c)}
+        # every piece is in exactly one place: upright on the table, in its owner's hand, or out of the game
+        assert on_table | hands | after.out == everyone and not (on_table & after.out) and not (hands & after.out)
+        assert state.out <= after.out  # nothing comes back into the game
+        for p in after.out - state.out:  # only the mover's own pieces fall out of the game
+            assert p.color == state.player_to_move and Crash.OFF in {move.outcome, *dict(move.crashes).values()}
+        assert after.is_over() == (not hands) and (after.is_over() or after.hand(after.player_to_move))
+        assert all(v >= 0 for v in after.scores().values())
+        assert sum(after.scores().values()) == sum(p.points for p in after.score_report().pairs if p.within)
+        # explain finds the flick from what the camera sees, or abstains when the slid piece left the table
+        # and the mover had several to choose from (or sees nothing when it left touching nothing)
+        flat = [p for p, o in ((move.piece, move.outcome), *move.crashes) if o is Crash.FLAT]
+        found = explain(state, seen_by_camera(after, flat))
+        if move.outcome is Crash.OFF and not move.crashes:
+            assert found.unchanged  # the flicked piece left the table touching nothing: the table looks the same
+        elif move.outcome is Crash.OFF and len(state.slidable()) > 1:
+            assert not found.legal and "cannot be told apart" in found.reason
+        else:
+            assert found.legal and found.moves == (move,), (str(move), found)
+        state = after
