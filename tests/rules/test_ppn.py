@@ -491,7 +491,8 @@ def _random_game(state, rng, limit):
     return moves, state
 
 
-@pytest.mark.parametrize("seed", range(3))
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 2**32 - 1))
 def test_easy_slider_records_round_trip(seed):
     start = es.Setup.from_seed(seed).state()
     moves, final = _random_game(start, random.Random(seed), 60)
@@ -519,7 +520,8 @@ def test_easy_slider_reads_any_form_of_a_slide():
     assert "there is no cell (6,1)" in result.illegal.reason
 
 
-@pytest.mark.parametrize("seed", range(4))
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1))
 def test_slides_of_action_records_round_trip(seed):
     start = soa.State.initial(3 if seed % 2 else 2)
     moves, final = _random_game(start, random.Random(seed), 60)
@@ -530,7 +532,8 @@ def test_slides_of_action_records_round_trip(seed):
     assert result.goal_reached == final.is_over()
 
 
-@pytest.mark.parametrize("seed", range(3))
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 2**32 - 1))
 def test_plans_of_action_records_round_trip(seed):
     start = poa.State.from_ppn_coins(poa.EXAMPLE_COINS)
     moves, final = _random_game(start, random.Random(seed), 40)
