@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -28,7 +28,17 @@ from rules.pieces import COIN_MM, TILE_MM, Kind, PyramidPose
 from vision.figure_fit import CoarseFit, EdgeFit, coarse_pose, polish_pose, refine_pose
 from vision.figure_models import FigureModel, die_model, pawn_model, silhouette_mm, to_table_plane
 from vision.figure_projection import Projector
-from vision.figure_segmentation import Blob, TableView, find_blobs, foreground, sheet_in_view, split_blob, table_view
+from vision.figure_segmentation import (
+    Blob,
+    TableView,
+    blob_from_mask,
+    find_blobs,
+    foreground,
+    sheet_in_view,
+    split_blob,
+    split_by_colour,
+    table_view,
+)
 from vision.pawns_dice import body_colour, classify_suit, die_top_crop, read_die_face, suit_references
 from vision.pieces import DetectedPiece
 from vision.pyramids import PYRAMID_MODELS, classify_pyramid_color, model_size_pose
@@ -40,7 +50,10 @@ _SPLIT_IOU = 0.68  # below this overlap no single model explains a blob: try cut
 _OBSTRUCTION_MM2 = 3000.0  # a blob bigger than any group of figures: a hand, an arm, a box
 _NEAR_MM = 2.5
 _NOISE_SUPPORT = 0.3  # below this (and nothing in front of it) a blob is not reported at all
+_OTHER_COLOUR = 60.0  # BGR distance from a big region's own colours beyond which a pixel may be a figure's
+_MIN_HIDDEN_MM2 = 40.0  # the smallest visible part of a figure under a hand worth reporting
 _MIN_FIGURE_MM2 = 120.0  # a die's top face is 161 mm2, a Small's base 204 mm2: less is a scrap of something
+_UNEXPLAINED_MM2 = 600.0  # a region this big that the fitted figures do not cover is something else
 
 
 @dataclass
@@ -234,8 +247,43 @@ def find_figures(
             continue
         if blob.area_mm2 < _MIN_FIGURE_MM2 and not _near_obstruction(search, blob.hull_mm):
             continue  # smaller than any whole figure seen from anywhere, and nothing hides the rest of it
-        pieces.extend(_explain(search, blob, depth=0))
-    return pieces
+        found = _explain(search, blob, depth=0)
+        if blob.area_mm2 > _UNEXPLAINED_MM2 and _explained_share(search, blob, found) < 0.6:
+            # Much of the region is no figure: something else lies there (fingertips, a box, a sleeve whose
+            # colour the table shares elsewhere): whatever was fitted in or next to it cannot be trusted.
+            search.obstructions.append(blob.hull_mm)
+        pieces.extend(found)
+    # a region found to hide things late in the loop also concerns the figures found before it
+    return [_hidden_next_to(search, p) for p in pieces]
+
+
+def _explained_share(search: FigureSearch, blob: Blob, found: list[DetectedPiece]) -> float:
+    """The share of a blob's area covered by the outlines of the figures fitted in it (table plane)."""
+    if not found:
+        return 0.0
+    view = search.view
+    x, y, w, h = blob.box
+    cover = np.zeros((h, w), np.uint8)
+    for piece in found:
+        if piece.outline_px is None:
+            continue
+        outline_mm = search.calibration.pixel_to_table(piece.outline_px)
+        q = view.to_px(outline_mm) - (x, y)
+        cv2.fillPoly(cover, [np.round(q * 16).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
+    cover = cv2.dilate(cover, np.ones((3, 3), np.uint8))  # outlines on the table plane miss raised parts' rims
+    mask = blob.mask.astype(bool)
+    return float((cover.astype(bool) & mask).sum() / max(mask.sum(), 1))
+
+
+def _hidden_next_to(search: FigureSearch, piece: DetectedPiece) -> DetectedPiece:
+    reason = "partly hidden by a hand or another object"
+    if piece.outline_px is None or (piece.reason and reason in piece.reason):
+        return piece
+    outline_mm = search.calibration.pixel_to_table(piece.outline_px)
+    if not _near_obstruction(search, outline_mm):
+        return piece
+    reasons = [r for r in (piece.reason or "").split("; ") if r] + [reason]
+    return replace(piece, uncertain=True, reason="; ".join(reasons), confidence=min(piece.confidence, 0.5))
 
 
 # ----------------------------------------------------------------------------------------------------- models
@@ -295,6 +343,8 @@ def _explain(search: FigureSearch, blob: Blob, depth: int) -> list[DetectedPiece
     good = _outline_support(best) >= _MIN_SUPPORT and best.coarse.iou >= _SPLIT_IOU
     if not good and depth < 2:
         parts = split_blob(search.view, blob, min_part_mm2=_MIN_FIGURE_MM2)
+        if len(parts) < 2:
+            parts = split_by_colour(search.view, blob, min_part_mm2=_MIN_FIGURE_MM2)
         if len(parts) > 1:
             out = []
             for part in parts:
@@ -304,7 +354,7 @@ def _explain(search: FigureSearch, blob: Blob, depth: int) -> list[DetectedPiece
     if best.coarse.iou < 0.45:
         return []  # nothing like a figure (a scrap of shadow, a printed mark)
     piece = _report(search, blob, best, cands[1:])
-    if piece.uncertain and not _near_obstruction(search, blob.hull_mm):
+    if piece.uncertain:
         # Poorly outlined and colourless, or hardly outlined at all, with nothing in front of it: a streak of
         # wood grain, a glint or a printed mark rather than a piece.
         colourless = piece.color in ("white", "clear") or piece.kind is not Kind.PYRAMID and piece.suit is None
@@ -422,6 +472,34 @@ def _die_side(model: FigureModel) -> float:
 
 
 def _hidden_under(search: FigureSearch, blob: Blob) -> list[DetectedPiece]:
-    """Pieces partly under a big region (a hand): nothing can be judged there; report nothing for now."""
-    return []
-
+    """Figures merged into a big region (a hand or an arm over the table, a box): the region's own colours are
+    its few dominant colour clusters (skin, sleeve); what is left, of another colour, is looked at as figures.
+    Everything found there is reported uncertain (``_report`` sees the obstruction next to it)."""
+    view = search.view
+    x, y, w, h = blob.box
+    mask = blob.mask.astype(bool)
+    pixels = view.image[y : y + h, x : x + w][mask].astype(np.float32)
+    if len(pixels) < 50:
+        return []
+    k = 3
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
+    _, labels, centres = cv2.kmeans(pixels, k, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    share = np.bincount(labels.ravel(), minlength=k) / len(labels)
+    dominant = centres[share >= 0.2]
+    if len(dominant) == 0:
+        return []
+    crop = view.image[y : y + h, x : x + w].astype(np.float32)
+    dist = np.min(np.linalg.norm(crop[:, :, None, :] - dominant[None, None, :, :], axis=3), axis=2)
+    other = (mask & (dist > _OTHER_COLOUR)).astype(np.uint8)
+    other = cv2.morphologyEx(other, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    count, comp, stats, _ = cv2.connectedComponentsWithStats(other, connectivity=8)
+    out: list[DetectedPiece] = []
+    for label in range(1, count):
+        bx, by, bw, bh, area = (int(v) for v in stats[label])
+        if area / view.px_per_mm**2 < _MIN_HIDDEN_MM2:
+            continue
+        sub = (comp[by : by + bh, bx : bx + bw] == label).astype(np.uint8)
+        part = blob_from_mask(view, blob.label, sub, x + bx, y + by, blob.touches_edge)
+        if part is not None and part.area_mm2 < _OBSTRUCTION_MM2:
+            out.extend(_explain(search, part, depth=2))
+    return out

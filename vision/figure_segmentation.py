@@ -28,7 +28,8 @@ from calibration.sheet import SheetLayout, draw_sheet, sheet_layout, sheet_pixel
 from calibration.table_calibration import Calibration
 
 __all__ = [
-    "TableView", "Blob", "table_view", "foreground", "find_blobs", "split_blob", "blob_from_mask", "sheet_in_view",
+    "TableView", "Blob", "table_view", "foreground", "find_blobs", "split_blob", "split_by_colour", "blob_from_mask",
+    "sheet_in_view",
 ]
 
 _MAX_DETECT_PX_PER_MM = 1.6
@@ -325,6 +326,43 @@ def blob_from_mask(view: TableView, label: int, sub: np.ndarray, x: int, y: int,
     h, w = sub.shape
     return Blob(label, (x, y, w, h), float(sub.sum()) / view.px_per_mm**2, view.to_mm(hull), view.to_mm(contour),
                 touches, sub)
+
+
+def split_by_colour(view: TableView, blob: Blob, min_part_mm2: float = 60.0, min_distance: float = 60.0,
+                    min_share: float = 0.12) -> list[Blob]:
+    """Split a region into its two main colours (k-means, k = 2) when they are far apart (BGR distance) and
+    each is a real share of it: a red pyramid against a blue one, a piece against fingertips."""
+    sub = blob.mask
+    if sub is None:
+        return [blob]
+    x, y, w, h = blob.box
+    crop = view.image[y : y + h, x : x + w].astype(np.float32)
+    inside = sub.astype(bool)
+    pixels = crop[inside]
+    if len(pixels) < 40:
+        return [blob]
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
+    _, labels, centres = cv2.kmeans(pixels, 2, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    share = np.bincount(labels.ravel(), minlength=2) / len(labels)
+    if np.linalg.norm(centres[0] - centres[1]) < min_distance or share.min() < min_share:
+        return [blob]
+    label_img = np.full(sub.shape, -1, np.int32)
+    label_img[inside] = labels.ravel()
+    parts = []
+    p2 = view.px_per_mm**2
+    for k in range(2):
+        part = (label_img == k).astype(np.uint8)
+        part = cv2.morphologyEx(part, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+        count, comp, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=8)
+        for c in range(1, count):
+            bx, by, bw, bh, area = (int(v) for v in stats[c])
+            if area / p2 < min_part_mm2:
+                continue
+            made = blob_from_mask(view, blob.label, (comp[by : by + bh, bx : bx + bw] == c).astype(np.uint8),
+                                  x + bx, y + by, blob.touches_edge)
+            if made is not None:
+                parts.append(made)
+    return parts if len(parts) > 1 else [blob]
 
 
 def split_blob(view: TableView, blob: Blob, min_depth_mm: float = 1.2, min_part_mm2: float = 60.0) -> list[Blob]:
