@@ -1,0 +1,536 @@
+"""``tableside watch``: follow a game live from a camera (or a video, or a folder of frames), judge every move with
+the rules, speak, and keep the journal. Also the vision side of the live loop (:class:`VisionReader`) and of
+the Caller (:class:`BoardsWatcher`), which ``tableside call`` and ``tableside demo`` use."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from calibration.errors import CalibrationError
+from rules import ROOMS
+from rules.base import LayoutError, RulesError
+from tableside.errors import UserError
+from tableside.tracker import GameRules, GameTracker, Reading, game_rules
+from vision.errors import VisionError
+from vision.sources import Frame
+
+NAME = "watch"
+ORDER = 70
+HELP = "follow a game live: judge every move with the rules, speak, keep the journal"
+DESCRIPTION = """\
+Watch a game being played: tableside looks at the table, waits until it is still (no hands, nothing moving),
+reads the position, and has the rules judge what changed. A legal move is recorded in the journal (and said,
+where the game calls for it); an illegal one is said with its reason; when it cannot read the board it asks
+you to move your hand or fix the piece. A camera that stops, is bumped or sees the light change is said aloud,
+and tableside finds the table again by itself (it asks for a recalibration only when it must).
+
+  tableside watch --game easy-slider --source picamera --journal game.jsonl
+  tableside watch --game slides-of-action --players 3 --source 0 --calibration table.json
+  tableside watch --game martian-shuffleboard --players red,blue --source picamera
+  tableside watch --game slide-jam --source game.mp4 --annotate-to seen.mp4 --speak-to said/
+  tableside watch --game easy-slider --resume game.jsonl      carry on after a crash or a power cut
+  tableside watch --game easy-slider --seed 42 ...             expect the Caller's deal of seed 42
+
+Games: easy-slider, slides-of-action, plans-of-action, martian-shuffleboard and the Epic Funhouse rooms
+(slide-jam, magic-mirror, catwalk, roll-out-the-barrels, whack-a-dummy, trampo-land).
+Sources: picamera (the Pi camera), a camera index (0), a video file, a folder of images. Without
+--calibration the calibration sheet's markers are found in the first still frame.
+Output: one line per event (moves, illegal moves, camera events, what was said); --json prints them as JSON
+lines. The journal (--journal) holds every accepted move, on disk before it is announced; --export-ppn writes
+the game as a PPN record at the end.
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from tableside.announcer import add_speech_arguments
+
+    p.add_argument("--game", required=True, help="the game or Epic Funhouse room")
+    p.add_argument("--source", metavar="SPEC", help="picamera, a camera index, a video or a folder "
+                   "(default: picamera on a Raspberry Pi, else camera 0)")
+    p.add_argument("--calibration", metavar="TABLE_JSON", help="the table calibration (default: the sheet's markers)")
+    p.add_argument("--profile", metavar="SET_JSON", help="the piece set (tableside teach; default: built-in)")
+    rec = p.add_argument_group("record")
+    rec.add_argument("--journal", metavar="FILE", help="record the game in FILE (a new file)")
+    rec.add_argument("--resume", metavar="JOURNAL", help="carry on the game recorded in JOURNAL")
+    rec.add_argument("--export-ppn", metavar="PPN", help="write the game as a PPN record when watching ends")
+    rec.add_argument("--annotate-to", metavar="DIR_OR_VIDEO",
+                     help="write what tableside saw: a folder of JPEGs, or a .mp4/.avi video")
+    rec.add_argument("--annotate-every", type=int, default=1, metavar="N",
+                     help="keep every Nth annotated frame (judged frames are always kept)")
+    g = p.add_argument_group("game options")
+    g.add_argument("--players", help="Slides of Action: 2, 3 or suits in seating order; Martian Shuffleboard: "
+                   "colours in turn order (red,blue)")
+    g.add_argument("--one-diagonal", action="store_true", help="Slides of Action: the one-diagonal variant")
+    g.add_argument("--goal", choices=("one", "all"), default="one", help="Plans of Action: one suit or all four")
+    g.add_argument("--variant", help="Martian Shuffleboard: choice/scoring, e.g. any/smaller-on-larger")
+    g.add_argument("--small-height-mm", type=float, help="Martian Shuffleboard: the Small height (default 25.4)")
+    g.add_argument("--seed", help="Easy Slider: the Caller's deal expected on the table (tableside call --seed)")
+    g.add_argument("--say-moves", action="store_true", help="also say every move")
+    out = p.add_argument_group("output")
+    out.add_argument("--json", action="store_true", help="print events as JSON lines")
+    out.add_argument("--quiet", action="store_true", help="print only the summary")
+    out.add_argument("--max-frames", type=int, metavar="N", help="stop after N frames")
+    add_speech_arguments(p)
+
+
+# ---------------------------------------------------------------------------------------------- game set-up
+
+
+def game_and_room(name: str) -> tuple[str, str | None, str]:
+    """(reading's game, room, the tracker's game name) of a --game value (a game or a Funhouse room)."""
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    if key in ROOMS:
+        return "epic-funhouse", key, key
+    if key == "epic-funhouse":
+        raise UserError("watch one Epic Funhouse room at a time: --game slide-jam, magic-mirror, catwalk, "
+                        "roll-out-the-barrels, whack-a-dummy or trampo-land")
+    return key, None, key
+
+
+def game_options(args: argparse.Namespace, game: str) -> dict[str, Any]:
+    """The options tableside.reading and the rules take, from the command line."""
+    players: Any = getattr(args, "players", None)
+    if game == "slides-of-action":
+        players = players or "2"
+        players = int(players) if str(players).strip().isdigit() else [s.strip() for s in str(players).split(",")]
+    elif game == "martian-shuffleboard":
+        if not players:
+            raise UserError("Martian Shuffleboard needs the players' colours in turn order: --players red,blue")
+        players = [s.strip().lower() for s in str(players).split(",") if s.strip()]
+    return {"players": players, "one_diagonal": getattr(args, "one_diagonal", False),
+            "goal": getattr(args, "goal", "one"), "variant": getattr(args, "variant", None),
+            "small_height_mm": getattr(args, "small_height_mm", None)}
+
+
+def start_state(game: str, options: dict[str, Any], seed: str | None) -> Any:
+    """The position a game starts from when it is known before looking (else None: the first reading)."""
+    if game == "martian-shuffleboard":
+        from rules import martian_shuffleboard as ms
+
+        kwargs = {"variant": options.get("variant")}
+        if options.get("small_height_mm"):
+            kwargs["small_height_mm"] = float(options["small_height_mm"])
+        return ms.State.new(options["players"], **kwargs)
+    if game == "easy-slider" and seed is not None:
+        from rules.easy_slider import Setup
+        from tableside.commands.call import _seed
+
+        return Setup.from_seed(_seed(seed)).state()
+    return None
+
+
+def default_source() -> str:
+    """``picamera`` on a Raspberry Pi, else camera 0."""
+    try:
+        model = Path("/proc/device-tree/model").read_text(errors="ignore")
+    except OSError:
+        model = ""
+    return "picamera" if "raspberry" in model.lower() else "0"
+
+
+# ----------------------------------------------------------------------------------------- the vision side
+
+
+class VisionReader:
+    """The live loop's :class:`~tableside.session.TableReader`: frames -> pieces (:mod:`vision.detect`) ->
+    the game's position (:mod:`tableside.reading`) as a :class:`~tableside.tracker.Reading`.
+
+    The calibration is the one given, or found from the sheet's markers in the first frame read; after a bump,
+    :meth:`relock` finds the sheet again (keeping the lens model). Easy Slider boards are read cell by cell, so
+    cells the vision could not read surely go to the tracker as *uncertain* (resolved with the rules); the
+    other games' readers either read the whole position or say why not. Martian Shuffleboard positions are
+    the upright pyramids seen (lying ones are being returned to their owners).
+    """
+
+    def __init__(self, game: str, room: str | None = None, options: dict[str, Any] | None = None,
+                 calibration: Any = None, profile: Any = None) -> None:
+        self.game = game
+        self.room = room
+        self.options = dict(options or {})
+        self.calibration = calibration
+        self.profile = profile
+        self._detector: Any = None
+        self.last_detection: Any = None
+
+    # -- calibration
+    def _ensure(self, image: Any) -> None:
+        if self._detector is not None:
+            return
+        from vision.detect import Detector
+
+        if self.calibration is None:
+            from calibration.table_calibration import calibrate_from_sheet
+
+            try:
+                self.calibration = calibrate_from_sheet(image)
+            except CalibrationError as err:
+                raise VisionError(f"cannot find the table: show the calibration sheet or give --calibration "
+                                  f"({str(err).rstrip('.')})") from None
+        else:
+            self.calibration.check_frame((image.shape[1], image.shape[0]))
+        self._detector = Detector(self.calibration, self.profile)
+
+    def relock(self, frame: Frame) -> str | None:
+        from calibration.table_calibration import calibrate_from_sheet
+
+        lens = getattr(self.calibration, "lens", None) if self.calibration is not None else None
+        if lens is not None and getattr(lens, "source", None) == "sheet":
+            lens = None  # estimated from the sheet: estimate it again from the new view
+        try:
+            calibration = calibrate_from_sheet(frame.image, lens=lens)
+        except CalibrationError as err:
+            return f"the calibration sheet cannot be found ({str(err).rstrip('.')})"
+        from vision.detect import Detector
+
+        self.calibration = calibration
+        self._detector = Detector(calibration, self.profile)
+        return None
+
+    # -- reading
+    def detect(self, frame: Frame) -> Any:
+        self._ensure(frame.image)
+        self.last_detection = self._detector.detect(frame.image)
+        return self.last_detection
+
+    def read(self, frame: Frame) -> Reading:
+        detection = self.detect(frame)
+        overlay = _overlay(detection)
+        try:
+            if self.game == "easy-slider":
+                boards = self.read_boards(detection)
+                if len(boards) != 1:
+                    return Reading(None, reason=f"{len(boards)} Easy Slider boards are seen where one was expected",
+                                   overlay=overlay, detection=detection)
+                reading = boards[0]
+            elif self.game == "martian-shuffleboard":
+                reading = self._shuffleboard(detection)
+            else:
+                from tableside.reading import read_state
+
+                options = {k: v for k, v in self.options.items() if v is not None}
+                reading = Reading(read_state(detection, self.game, self.room, **options).state)
+        except (VisionError, RulesError) as err:
+            return Reading(None, reason=str(err), overlay=overlay, detection=detection)
+        return Reading(reading.state, reading.uncertain, reading.reason, reading.cells, overlay, detection)
+
+    def read_boards(self, detection: Any) -> list[Reading]:
+        """Every Easy Slider board in the detection (reading order), each as a Reading."""
+        from tableside.reading import check_easy_slider
+
+        return [_board_reading(verdict) for verdict in check_easy_slider(detection)]
+
+    def _shuffleboard(self, detection: Any) -> Reading:
+        from rules import martian_shuffleboard as ms
+        from rules.pieces import Kind
+
+        unsure = [p for p in detection.uncertain if p.kind is Kind.PYRAMID]
+        if unsure:
+            return Reading(None, reason=f"a pyramid cannot be read surely: {unsure[0].reason or 'unclear'}")
+        pyramids = [p for p in detection.pieces if p.kind is Kind.PYRAMID]
+        kwargs = {"variant": self.options.get("variant")}
+        if self.options.get("small_height_mm"):
+            kwargs["small_height_mm"] = float(self.options["small_height_mm"])
+        try:
+            state = ms.State.from_layout(self.options["players"], pyramids, **kwargs)
+        except LayoutError as err:
+            return Reading(None, reason=str(err))
+        return Reading(state)
+
+
+def _board_reading(verdict: Any) -> Reading:
+    """A Done-check verdict of one board (tableside.reading) as a Reading: what is sure as cells, the rest
+    uncertain; the whole position when everything is sure."""
+    import rules.easy_slider as es
+
+    cells: dict[Any, Any] = {}
+    uncertain: set[Any] = set()
+    reason = None
+    for c in verdict.cells:
+        cell = es.Cell(c.row, c.col)
+        if c.status == "unknown":
+            uncertain.add(cell)
+            reason = reason or f"{cell.name}: {c.reason}"
+        else:
+            cells[cell] = None if c.hole else c.found
+    for i, suit in enumerate(verdict.pawns):
+        if suit is None:
+            uncertain.add(("pawn", i + 1))
+            reason = reason or f"the pawn beside row {i + 1} cannot be read"
+        cells[("pawn", i + 1)] = suit
+    for j, rank in enumerate(verdict.coins):
+        if rank is None:
+            uncertain.add(("coin", j + 1))
+            reason = reason or f"the coin above column {j + 1} cannot be read"
+        cells[("coin", j + 1)] = rank
+    if not uncertain:
+        try:
+            board = [cells[cell] for cell in es.CELLS]
+            state = es.State.from_layout(board, verdict.pawns, verdict.coins)
+            return Reading(state)
+        except LayoutError as err:
+            return Reading(None, reason=str(err))
+    known = {k: v for k, v in cells.items() if k not in uncertain}
+    return Reading(None, frozenset(uncertain), reason, known)
+
+
+def _overlay(detection: Any) -> tuple:
+    items = []
+    for piece, ok in [(p, True) for p in detection.pieces] + [(p, False) for p in detection.uncertain]:
+        outline = piece.outline_px
+        if outline is None:
+            continue
+        items.append((outline, piece.label if hasattr(piece, "label") else "", ok))
+    return tuple(items)
+
+
+class BoardsWatcher:
+    """The Caller's eyes: every Easy Slider board in view read whenever the table settles (``tableside call
+    --source``), for Done checks, "Slide!" checks, boards solved (``--auto-done``) and the Caller's reveal."""
+
+    def __init__(self, source: Any, reader: VisionReader, echo: TextIO | None = None) -> None:
+        from vision.stillness import StillnessTracker
+
+        self.source = source
+        self.reader = reader
+        self.echo = echo
+        self.stillness = StillnessTracker()
+        self.latest: list[Reading] = []
+        self.ended = False
+        self._auto_called: set[int] = set()
+        self._first = True
+
+    @classmethod
+    def open(cls, spec: str, calibration: str | None = None, profile: str | None = None,
+             echo: TextIO | None = None) -> BoardsWatcher:
+        from vision.sources import open_source
+
+        source = open_source(spec)
+        reader = VisionReader("easy-slider", calibration=_load_calibration(calibration, source),
+                              profile=_load_profile(profile))
+        return cls(source, reader, echo)
+
+    def close(self) -> None:
+        self.source.close()
+
+    def _frame(self) -> tuple[Frame, Any] | None:
+        from vision.errors import CameraLost
+
+        if self.ended:
+            return None
+        try:
+            frame = self.source.read()
+        except CameraLost as err:
+            self._note(f"camera lost: {err}")
+            try:
+                self.source.reopen()
+            except VisionError:
+                self.ended = True
+            return None
+        if frame is None:
+            self.ended = True
+            return None
+        still = self.stillness.update(frame.image, frame.time_s)
+        return frame, still
+
+    def _note(self, text: str) -> None:
+        if self.echo is not None:
+            print(f"camera: {text}", file=self.echo, flush=True)
+
+    def step(self, caller: Any, auto_done: bool) -> None:
+        """Read one frame; when the table settles, read the boards (and call Done for newly solved ones)."""
+        got = self._frame()
+        if got is None:
+            return
+        frame, still = got
+        if still.event == "camera-moved":
+            why = self.reader.relock(frame)
+            self._note("moved: " + ("re-locked" if why is None else why))
+        if not (still.settled and (still.changed or self._first)):
+            return
+        self._first = False
+        try:
+            self.latest = self.reader.read_boards(self.reader.detect(frame))
+        except (VisionError, RulesError) as err:
+            self._note(str(err))
+            self.latest = []
+        self.stillness.accept()
+        self._note(f"{len(self.latest)} board(s) seen")
+        if not auto_done:
+            return
+        for i, reading in enumerate(self.latest):
+            if i >= len(caller.players) or i in self._auto_called:
+                continue
+            state = reading.state
+            if state is not None and state.is_over() and caller.players[i] in caller.match.still_playing():
+                self._auto_called.add(i)
+                caller.key(str(i + 1), self.latest)
+
+    def boards(self, players: list[str]) -> list[Reading]:
+        return list(self.latest)
+
+    def board_states(self, players: list[str]) -> dict[str, Any]:
+        return {p: (self.latest[i].state if i < len(self.latest) else None) for i, p in enumerate(players)}
+
+    def reveal(self, caller: Any) -> None:
+        """Follow the Caller revealing the board on the table, saying each pawn, coin and tile as it appears."""
+        from tableside.reading import all_pieces
+        from vision.grid_games import find_easy_slider_boards
+
+        caller.say(f"Round {caller.round_number}: reveal the board")
+        while True:
+            got = self._frame()
+            if got is None:
+                if self.ended:
+                    raise UserError("the frames ended before the whole board was revealed")
+                continue
+            frame, still = got
+            if not (still.settled and (still.changed or self._first)):
+                continue
+            self._first = False
+            self.stillness.accept()
+            try:
+                boards = find_easy_slider_boards(all_pieces(self.reader.detect(frame)))
+            except (VisionError, RulesError) as err:
+                self._note(str(err))
+                continue
+            if len(boards) != 1:
+                self._note(f"{len(boards)} boards seen: the Caller's board must be the only one in view")
+                continue
+            if caller.reveal(*_revealed(boards[0])):
+                return
+
+
+def _revealed(layout: Any) -> tuple[list[Any], list[Any], dict[Any, Any]]:
+    """(pawns by row, coins by column, face-up tiles by cell) of a board being revealed."""
+    import rules.easy_slider as es
+    from rules.pieces import Tile
+
+    pawns = [None if p is None or p.uncertain else p.suit for p in layout.pawns]
+    coins = [None if c is None or c.uncertain or c.side != "value" else c.rank for c in layout.coins]
+    tiles = {}
+    for (c, r), fits in layout.cells.items():
+        piece = fits[0].piece if len(fits) == 1 else None
+        if piece is not None and not piece.uncertain and piece.side == "face" and piece.suit is not None \
+                and piece.rank is not None:
+            tiles[es.Cell(r + 1, c + 1)] = Tile(piece.suit, piece.rank)
+    return pawns, coins, tiles
+
+
+def _load_calibration(path: str | None, source: Any) -> Any:
+    if not path:
+        return None
+    from calibration.calibration_file import load_calibration
+
+    return load_calibration(path)
+
+
+def _load_profile(path: str | None) -> Any:
+    if not path:
+        return None
+    from calibration.profile import load_profile
+
+    return load_profile(path)
+
+
+# --------------------------------------------------------------------------------------------------- the verb
+
+
+def run(args: argparse.Namespace) -> int:
+    from tableside.announcer import VoiceError, announcer_from_args
+    from tableside.journal import Journal
+    from tableside.session import Annotator, Session, narrator_for
+    from vision.sources import open_source
+
+    reading_game, room, name = game_and_room(args.game)
+    try:
+        rules = game_rules(name)
+    except RulesError as err:
+        raise UserError(str(err)) from None
+    options = game_options(args, reading_game)
+    if args.journal and args.resume:
+        raise UserError("give --journal (a new game) or --resume (carry one on), not both")
+    if args.journal and Path(args.journal).exists():
+        raise UserError(f"{args.journal} already exists: use --resume {args.journal} to carry that game on, "
+                        "or give a new file")
+    if args.export_ppn:
+        _check_writable(Path(args.export_ppn))
+    if args.annotate_every < 1:
+        raise UserError("--annotate-every must be at least 1")
+    journal = None
+    if args.resume:
+        journal = Journal.resume(args.resume)
+        try:
+            tracker = Session.resume_tracker(rules, journal)
+        except RulesError:
+            journal.close()
+            raise
+        if journal.recovered is not None:
+            print(f"{args.resume}: dropped a half-written last line (kept in {journal.recovered.partial_path})",
+                  file=sys.stderr)
+    else:
+        tracker = GameTracker(rules, start_state(name, options, args.seed))
+    try:
+        announcer = announcer_from_args(args)
+    except VoiceError as err:
+        raise UserError(str(err)) from None
+    source = open_source(args.source or default_source())
+    session = None
+    try:
+        reader = VisionReader(reading_game, room, options, _load_calibration(args.calibration, source),
+                              _load_profile(args.profile))
+        annotator = None
+        if args.annotate_to:
+            fps = getattr(source, "fps", None) or 4.0
+            annotator = Annotator(args.annotate_to, fps=fps, every=args.annotate_every)
+        echo = None if args.quiet else sys.stdout
+        session = Session(source, reader, tracker, announcer=announcer,
+                          narrator=narrator_for(name, args.say_moves or None), journal_path=args.journal,
+                          journal=journal, journal_options={k: v for k, v in options.items() if v is not None},
+                          annotator=annotator, echo=echo, json_events=args.json)
+        report = session.run(args.max_frames)
+    finally:
+        source.close()
+        announcer.close()
+        recorded = session.journal if session is not None else journal
+        if recorded is not None:
+            recorded.close()
+    if args.export_ppn:
+        export_ppn(rules, tracker, Path(args.export_ppn), session.journal)
+    summary = {"game": name, "frames": report.frames, "moves": report.moves, "ended": report.ended,
+               "journal": str(session.journal.path) if session.journal is not None else None}
+    if args.json:
+        print(json.dumps({"summary": summary}, default=str))
+    else:
+        print(f"{len(report.moves)} move(s) recorded over {report.frames} frames ({report.ended})"
+              + (f"; journal {summary['journal']}" if summary["journal"] else ""))
+    return 0
+
+
+def _check_writable(path: Path) -> None:
+    if path.is_dir():
+        raise UserError(f"{path} is a folder: give a file name for --export-ppn")
+    if not path.parent.exists():
+        raise UserError(f"no folder {path.parent} for --export-ppn")
+
+
+def export_ppn(rules: GameRules, tracker: GameTracker, path: Path, journal: Any = None) -> Path:
+    """Write the game as a PPN record: through the game's PPN adapter (set-up and moves piecepackr can replay)
+    when it has one, else the journal's own export."""
+    from rules import ppn
+    from rules.ppn.games import ADAPTERS, record
+
+    if tracker.start_state is None:
+        raise UserError("nothing to export: the game never started (the board was never read)")
+    if rules.name in ADAPTERS:
+        game = record(rules.name, tracker.start_state, tracker.moves, {"Event": "tableside watch"})
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(ppn.dumps(game), encoding="utf-8")
+        tmp.replace(path)
+        return path
+    if journal is None:
+        raise UserError(f"{rules.name} has no PPN adapter: record it with --journal to export it")
+    return journal.export_ppn(path)

@@ -1,0 +1,204 @@
+"""Easy Slider's Caller: the deal read out in the seed's order, Done calls judged and scored through key presses,
+standings, playoffs, the "Slide!" variant and the Caller's reveal read from the table."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+import rules.easy_slider as es
+from rules.base import RulesError
+from rules.pieces import Suit
+from tableside.caller import Caller, parse_key, player_names, round_seed
+
+HEADINGS = {"Coins", "Tiles", "Go!"}
+
+
+def _caller(players, rounds=1, seed=5) -> Caller:
+    return Caller(player_names(players), rounds, seed, say=lambda text: None)
+
+
+def _calls(said: list[str]) -> list[str]:
+    """The Caller's calls one by one (rows of tiles split), without the headings."""
+    out = []
+    for text in said:
+        if text in HEADINGS or text.startswith("Round ") or text.startswith("Playoff"):
+            continue
+        out += text.split(", ")
+    return out
+
+
+@pytest.mark.parametrize("seed", [5, 42, "tuesday"])
+def test_the_caller_reads_out_the_seeds_deal_in_its_order(seed):
+    caller = _caller(2, seed=seed)
+    setup = caller.deal()
+    caller.read_out(setup)
+    assert setup == es.Setup.from_seed(seed)
+    assert _calls(caller.said) == es.Setup.from_seed(seed).script()  # pawns, coins, then tiles in flip order
+    assert caller.said[0] == "Round 1. Pawns" and caller.said[-1] == "Go!"
+    rows = [t for t in caller.said if t.count(", ") == 4 or (t.count(", ") == 3 and t is caller.said[-2])]
+    assert len(rows) == 5  # one breath per row, as in the rules ("Blue 5, Green Null, Green 2, Red Ace...")
+
+
+def test_later_rounds_deal_from_the_seed_plus_the_round():
+    assert round_seed(7, 1) == 7 and round_seed(7, 3) == 9 and round_seed("x", 2) == "x:2"
+    caller = _caller(2, rounds=2, seed=7)
+    caller.read_out(caller.deal())
+    caller.key("1 y")
+    assert caller.start_next()
+    assert caller.deal() == es.Setup.from_seed(8)
+
+
+def test_done_calls_are_scored_by_the_rules_through_key_presses():
+    # the rules' worked example: Ann correct, Bob fumble, Cy correct, Di correct, Ed left solving
+    caller = _caller("Ann,Bob,Cy,Di,Ed")
+    caller.read_out(caller.deal())
+    assert caller.key("1 y") is None
+    assert caller.key("bob fumble") is None
+    question = caller.key("3")  # no camera: the Caller asks
+    assert question == "Is Cy's board correct? (y or n)" and caller.asking == "Cy"
+    assert caller.key("maybe") == question  # only y or n answers
+    assert caller.key("y") is None and caller.asking is None
+    assert caller.key("Di ok") is None
+    assert caller.match.round_over
+    assert caller.match.totals() == {"Ann": 5, "Bob": 0, "Cy": 3, "Di": 2, "Ed": 1}
+    said = caller.said
+    for line in ("Ann calls Done!", "Ann scores 4 points", "Bob scores 0 points", "Cy scores 2 points",
+                 "Di scores 1 point", "Ed is the last one solving", "Ann gets 1 bonus point",
+                 "Ed gets 1 bonus point", "Round 1 is over", "Standings: Ann 5, Cy 3, Di 2, Ed 1, Bob 0",
+                 "Ann wins!"):
+        assert line in said, line
+    assert "Bob gets 1 bonus point" not in said  # fumblers get no bonus
+    assert said.count("Cy calls Done!") == 1
+    with pytest.raises(RulesError, match="round is over"):
+        caller.key("5")
+
+
+def test_done_is_judged_by_the_camera_when_the_board_is_seen():
+    caller = _caller("Ann,Bob,Cy")
+    setup = caller.deal()
+    solved = es.State.solved(setup.pawns, setup.coins)
+    wrong = solved.apply(solved.legal_moves()[0]).apply(solved.apply(solved.legal_moves()[0]).legal_moves()[0])
+    boards = [wrong, solved, None]
+    caller.key("2", boards)
+    assert "Bob's board is correct" in caller.said and "Bob scores 2 points" in caller.said
+    caller.key("1", boards)
+    first_wrong = wrong.done_check().wrong_cells[0]
+    fumble = [t for t in caller.said if t.startswith("Fumble")]
+    assert fumble and f"row {first_wrong.cell.row}, column {first_wrong.cell.col}" in fumble[0]
+    assert caller.match.totals() == {"Ann": 0, "Bob": 2 + 1, "Cy": 0 + 1}
+
+
+def test_tied_leaders_play_off_and_the_playoff_decides():
+    caller = _caller("Ann,Bob", rounds=2, seed=3)
+    caller.read_out(caller.deal())
+    caller.key("1 y")  # Ann 1 - Bob 0
+    assert caller.start_next()
+    caller.read_out(caller.deal())
+    caller.key("2 y")  # Bob 1: tied
+    assert "Ann and Bob are tied: playoff round" in caller.said
+    assert not caller.match.is_over()
+    assert caller.start_next() and caller.playoff
+    caller.read_out(caller.deal())
+    assert "Playoff round. Pawns" in caller.said
+    caller.key("Bob y")
+    assert caller.match.is_over() and caller.match.winner() == "Bob"
+    assert caller.said[-1] == "Bob wins!"
+    assert not caller.start_next()
+
+
+def test_slide_variant_flags_a_board_that_made_two_slides_or_none():
+    caller = _caller("Ann,Bob,Cy")
+    start = caller.deal().state()
+    caller.read_out(caller.deal())
+    assert caller.slide_call({"Ann": start, "Bob": start, "Cy": start}) == {}  # the first call: nothing to check
+    one = start.apply(start.legal_moves()[0])
+    m2 = next(m for m in one.legal_moves() if m != es.Move(start.legal_moves()[0].to_cell,
+                                                             start.legal_moves()[0].from_cell))
+    two = one.apply(m2)
+    verdicts = caller.slide_call({"Ann": one, "Bob": two, "Cy": start})
+    assert verdicts["Ann"].ok and verdicts["Ann"].move == start.legal_moves()[0]
+    assert not verdicts["Bob"].ok and "2 tiles were slid" in verdicts["Bob"].reason
+    assert not verdicts["Cy"].ok and "no tile was slid" in verdicts["Cy"].reason
+    said = caller.said[-3:]
+    assert said[0].startswith("Bob: 2 tiles were slid") and said[1].startswith("Cy: no tile was slid")
+    assert said[2] == "Slide!"
+    # the next call compares with these boards
+    three = two.apply(next(m for m in two.legal_moves() if m.from_cell != m2.to_cell))
+    verdicts = caller.slide_call({"Ann": one.apply(one.legal_moves()[-1]), "Bob": three, "Cy": None})
+    assert verdicts["Bob"].ok and "Cy" not in verdicts  # an unreadable board is skipped, not accused
+
+
+def test_the_reveal_is_read_out_in_the_rules_order_as_pieces_appear():
+    setup = es.Setup.from_seed(11)
+    caller = _caller(2, seed=11)
+    pawns: list = [None] * 4
+    coins: list = [None] * 5
+    tiles: dict = {}
+    pawns[0], pawns[1] = setup.pawns[0], setup.pawns[1]
+    coins[0] = setup.coins[0]  # a coin seen before the last pawns: it waits for them
+    assert not caller.reveal(pawns, coins, tiles)
+    assert caller.said == [Suit(setup.pawns[0]).colour.capitalize(), Suit(setup.pawns[1]).colour.capitalize()]
+    pawns = list(setup.pawns)
+    coins = list(setup.coins)
+    assert not caller.reveal(pawns, coins, tiles)
+    for i in range(24):
+        tiles[es.CELLS[i]] = setup.tiles[i]
+        if i == 10:
+            tiles[es.CELLS[12]] = setup.tiles[12]  # flipped out of order: said when its turn comes
+        done = caller.reveal(pawns, coins, tiles)
+        assert done == (i == 23)
+    assert caller.said[:-1] == es.Setup.from_seed(11).script()
+    assert caller.said[-1] == "Go!" and caller.revealed_state == setup.state()
+
+
+def test_key_presses_name_players_by_number_or_name():
+    players = ["Ann", "Bob"]
+    assert parse_key("2", players).player == "Bob"
+    assert parse_key("ann Y", players).correct is True
+    assert parse_key("Bob fumble", players).correct is False
+    with pytest.raises(RulesError, match="no player 3"):
+        parse_key("3", players)
+    with pytest.raises(RulesError, match="Zed"):
+        parse_key("Zed", players)
+    assert player_names(3) == ["Player 1", "Player 2", "Player 3"]
+    assert player_names("Ann, Bob") == ["Ann", "Bob"]
+
+
+def _call(capsys, monkeypatch, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    """``tableside call easy-slider ARGS`` run in this process with ``stdin`` as the key presses."""
+    from tableside.cli import main
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(["call", "easy-slider", *args])
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out.out, out.err)
+
+
+def test_call_command_scripted_match_with_json_result(capsys, monkeypatch):
+    done = _call(capsys, monkeypatch, "--players", "Ann,Bob,Cy", "--rounds", "1", "--seed", "5", "--pace", "0",
+                 "--speech", "text", "--json", stdin="1\ny\n3 n\n")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "seed 5"
+    calls = [ln[len("caller: "):] for ln in lines if ln.startswith("caller: ")]
+    assert _calls(calls[: calls.index("Go!") + 1]) == es.Setup.from_seed(5).script()
+    assert "Is Ann's board correct? (y or n)" in lines
+    result = json.loads(done.stdout[done.stdout.index("{"):])
+    assert result["totals"] == {"Ann": 3, "Bob": 1, "Cy": 0} and result["winner"] == "Ann" and result["over"]
+    assert "[say] Go!" in done.stderr  # --speech text: said as text
+
+
+def test_call_command_deal_only_and_bad_input(capsys, monkeypatch):
+    done = _call(capsys, monkeypatch, "--seed", "9", "--deal-only", "--pace", "0", "--speech", "text")
+    assert done.returncode == 0 and "caller: Go!" in done.stdout
+    bad = _call(capsys, monkeypatch, "--players", "Ann,Ann", "--speech", "text")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Ann" in bad.stderr
+    bad = _call(capsys, monkeypatch, "--reveal", "--speech", "text")
+    assert bad.returncode == 2 and "--source" in bad.stderr
+    bad = _call(capsys, monkeypatch, "--slide-every", "0", "--speech", "text")
+    assert bad.returncode == 2 and "--slide-every" in bad.stderr
