@@ -169,6 +169,8 @@ def draw_hands(canvas: Canvas, hands: tuple[Hand, ...], lamp: np.ndarray, ambien
     noise = cv2.resize(rng.standard_normal((max(2, (y1 - y0) // 12), max(2, (x1 - x0) // 12)), dtype=np.float32),
                        (x1 - x0, y1 - y0), interpolation=cv2.INTER_CUBIC)
     color *= (1 + 0.012 * noise)[..., None]
+    pores = rng.standard_normal((y1 - y0, x1 - x0), dtype=np.float32)
+    color *= (1 + 0.02 * cv2.GaussianBlur(pores, (0, 0), 0.7))[..., None]
     # contact shadows between fingers and where a finger lies over the palm: darken what lies deeper than
     # the nearest surface around it
     depth = np.where(invz > 0, 1.0 / np.maximum(invz, 1e-9), 0).astype(np.float32)
@@ -177,7 +179,7 @@ def draw_hands(canvas: Canvas, hands: tuple[Hand, ...], lamp: np.ndarray, ambien
     near_depth = np.where(nearest > 0, 1.0 / np.maximum(nearest, 1e-9), 0).astype(np.float32)
     cavity = np.clip((depth - near_depth) / 14.0, 0, 1) * (invz > 0)
     cavity = cv2.GaussianBlur(cavity, (0, 0), radius / 2)
-    color *= (1 - 0.5 * cavity)[..., None]
+    color *= (1 - 0.6 * cavity)[..., None]
     color = cv2.GaussianBlur(color, (0, 0), 0.8)  # soften the seams between capsules
     motion = np.array(max((h.motion_px for h in hands), key=lambda m: math.hypot(*m)), float)
     if math.hypot(*motion) >= 1.0:
@@ -284,6 +286,16 @@ def _draw_hand(low, caps, origin, layer_color, layer_invz, layer_alpha, lamp, am
         light = ambient * (np.float32(0.55) + np.float32(0.45) * eta) + direct * wrap
         col = base * light[..., None]
         if not cap.cloth:
+            # skin is redder where blood is close to it: fingertips and the joints; a crease across each joint
+            flush = np.float32(0.0)
+            if cap.nail:
+                flush = np.clip((t - np.float32(0.55)) * np.float32(2.2), 0, 1) * np.float32(0.5)
+                crease = np.exp(-((t * np.float32(seg_len2**0.5)) / np.float32(max(1.0, 0.08 * rho0))) ** 2)
+                col *= (np.float32(1) - np.float32(0.22) * crease * eta)[..., None]
+            elif cap.flat > 0.8:  # a proximal finger segment: flushed at the knuckle
+                flush = np.clip(np.float32(0.3) - t, 0, 1) * np.float32(1.2)
+            col *= (np.float32(1) + np.asarray([-0.05, -0.04, 0.05], np.float32) * flush[..., None]
+                    if np.ndim(flush) else np.float32(1))
             # subsurface warmth where the light turns away, and a soft sheen
             warm = np.clip(np.float32(0.5) - ndl, 0, 1) * np.float32(0.1) * direct
             col += warm[..., None] * np.array([0.0, 8.0, 40.0], np.float32)
