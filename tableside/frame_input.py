@@ -37,7 +37,9 @@ from tableside.errors import UserError
 from vision.pieces import DetectedPiece, Detection
 
 __all__ = [
+    "GAME_KINDS",
     "FrameInput",
+    "read_or_explain",
     "add_frame_arguments",
     "add_output_arguments",
     "load_frame",
@@ -48,15 +50,40 @@ __all__ = [
 ]
 
 
+#: The kinds of piece each game is read from (detecting figures costs seconds: only where they matter).
+GAME_KINDS: dict[str, tuple[str, ...]] = {
+    "easy-slider": ("tile", "coin", "pawn"),
+    "slides-of-action": ("tile", "coin"),
+    "plans-of-action": ("tile", "coin"),
+    "martian-shuffleboard": ("pyramid",),
+    "slide-jam": ("tile",),
+    "magic-mirror": ("tile",),
+    "catwalk": ("tile",),
+    "roll-out-the-barrels": ("coin", "die"),
+    "whack-a-dummy": ("coin", "die"),
+    "trampo-land": ("coin", "pawn", "die"),
+}
+
+
 @dataclass
 class FrameInput:
     """One frame and what was seen in it. ``image``/``calibration`` are None when only ``--detections`` was
-    given."""
+    given; ``kinds`` the kinds of piece looked for (None: all)."""
 
     name: str
     image: np.ndarray | None
     calibration: Calibration | None
     detection: Detection
+    profile: Any = None
+    kinds: tuple[str, ...] | None = None
+
+    def everything(self) -> Detection:
+        """The frame's pieces of every kind (to say what a frame shows when it is not the game expected)."""
+        if self.kinds is None or self.image is None or self.calibration is None:
+            return self.detection
+        from vision.detect import detect_pieces
+
+        return detect_pieces(self.image, self.calibration, self.profile)
 
 
 def add_frame_arguments(p: argparse.ArgumentParser) -> None:
@@ -158,8 +185,9 @@ def _calibration(args: argparse.Namespace, image: np.ndarray) -> Calibration:
                                f"show the calibration sheet in the frame ({str(err).rstrip('.')})") from None
 
 
-def load_frame(args: argparse.Namespace) -> FrameInput:
-    """The frame, its calibration and the pieces seen in it, from the options of :func:`add_frame_arguments`."""
+def load_frame(args: argparse.Namespace, kinds: tuple[str, ...] | None = None) -> FrameInput:
+    """The frame, its calibration and the pieces seen in it, from the options of :func:`add_frame_arguments`;
+    ``kinds``: look only for these kinds of piece (see :data:`GAME_KINDS`)."""
     image, name = _read_frame(args)
     detections_path = getattr(args, "detections", None)
     if detections_path:
@@ -179,8 +207,22 @@ def load_frame(args: argparse.Namespace) -> FrameInput:
         profile = load_profile(args.profile)
     from vision.detect import detect_pieces
 
-    detection = detect_pieces(image, calibration, profile)
-    return FrameInput(name, image, calibration, detection)
+    detection = detect_pieces(image, calibration, profile, kinds=kinds)
+    return FrameInput(name, image, calibration, detection, profile, kinds)
+
+
+def read_or_explain(frame: FrameInput, read: Any) -> Any:
+    """``read(detection)``; when it finds no board of the game among the kinds looked for, the frame is looked at
+    again for every kind so that the error says what it does show (e.g. pyramids: Martian Shuffleboard)."""
+    from tableside.reading import NotReadable
+
+    try:
+        return read(frame.detection)
+    except NotReadable as err:
+        if not getattr(err, "no_board", False) or frame.kinds is None or frame.image is None:
+            raise
+        everything = frame.everything()
+    return read(everything)
 
 
 # ------------------------------------------------------------------------------------------------- JSON input

@@ -76,7 +76,12 @@ ROOMS = ("slide-jam", "magic-mirror", "catwalk", "roll-out-the-barrels", "whack-
 
 
 class NotReadable(VisionError):
-    """The frame does not show the game's state in a way that can be read surely; the message says why."""
+    """The frame does not show the game's state in a way that can be read surely; the message says why.
+    ``no_board``: nothing of the game was found at all (rather than found but unreadable)."""
+
+    def __init__(self, message: str, no_board: bool = False) -> None:
+        super().__init__(message)
+        self.no_board = no_board
 
 
 # ----------------------------------------------------------------------------------------------------- input
@@ -139,8 +144,8 @@ def _wrong_game(pieces: Sequence[DetectedPiece], wanted: str, what: str) -> NotR
     guess = guess_game(pieces)
     seen = scene_summary(pieces)
     if guess is not None and guess != wanted and not (wanted in ROOMS and guess == "epic-funhouse"):
-        return NotReadable(f"no {what} here: the frame shows {seen}, which looks like {GAME_NAMES[guess]}")
-    return NotReadable(f"no {what} in the frame (it shows {seen})")
+        return NotReadable(f"no {what} here: the frame shows {seen}, which looks like {GAME_NAMES[guess]}", True)
+    return NotReadable(f"no {what} in the frame (it shows {seen})", True)
 
 
 def _tile(p: DetectedPiece | None) -> Tile | None:

@@ -491,3 +491,94 @@ def test_unknown_room_and_missing_room():
         read_state([], "epic-funhouse")
     with pytest.raises(NotReadable, match="not Catwalk"):
         score_room([], "epic-funhouse", "catwalk")
+
+
+# ------------------------------------------------------------------------------------------------ rendered frames
+# Used by the CLI tests' end-to-end cases and by benchmarks/bench_states.py. Frames are rendered through the
+# vision tests' disk cache (tests/vision/detect_scenes.py); profiles are taught from rendered teach photos and
+# cached next to them.
+
+DONE_CASES = ("solved", "swap", "hole", "null-up", "hand")
+
+
+def _scenes():
+    import sys
+    from pathlib import Path
+
+    folder = str(Path(__file__).resolve().parent / "vision")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    import detect_scenes
+
+    return detect_scenes
+
+
+def done_check_state(case: str, seed: int) -> es.State:
+    """An Easy Slider board for a Done-check case: ``solved``, ``swap`` (two tiles swapped), ``hole`` (the hole
+    in rows 1-4), ``null-up`` (a null tile above the bottom row), ``hand`` (solved, a hand over it)."""
+    rng = np.random.default_rng(seed)
+    pawns = "".join(SUITS[i].letter for i in rng.permutation(4))
+    coins = "".join("a2345"[i] for i in rng.permutation(5))
+    state = solved_board(pawns, coins, "abcde"[int(rng.integers(5))] + "1")
+    cells = [c.name for c in es.CELLS]
+    if case == "swap":
+        a, b = rng.choice(20, 2, replace=False)
+        state = swapped(state, cells[a], cells[b])
+    elif case == "hole":
+        state = swapped(state, state.hole.name, cells[int(rng.integers(20))])
+    elif case == "null-up":
+        nulls = [c for c in cells[20:] if state.tile_at(c) is not None]
+        state = swapped(state, nulls[int(rng.integers(len(nulls)))], cells[int(rng.integers(20))])
+    return state
+
+
+def done_check_frame(case: str, seed: int, edition: str = "default", camera=None):
+    """(rendered frame, board state, expected verdict) for a Done-check case; a ``hand`` frame expects
+    ``unsure`` (the board is solved but a hand covers part of it)."""
+    from tablescene import Hand, Lighting, Scene
+
+    ds = _scenes()
+    state = done_check_state(case, seed)
+    rng = np.random.default_rng([seed, 7])
+    pieces = easy_slider_layout(state, rng=rng)
+    hands = ()
+    if case == "hand":
+        cell = int(rng.integers(20))
+        x, y = GridGeometry((9.5, 81.0)).centre(cell % 5, cell // 5)
+        hands = (Hand(x, y, float(rng.uniform(-25, 25)), h_mm=9.0, pose=("pinch", "flat", "point")[seed % 3]),)
+    light = Lighting.random(rng)
+    scene = Scene(pieces=pieces, table=("wood", "felt", "laminate", "dark-wood")[seed % 4], sheet="a3",
+                  edition=edition, hands=hands, lighting=light)
+    frame = ds.rendered(scene, camera or ds.GAME_CAMERA, seed)
+    expected = "unsure" if case == "hand" else ("correct" if state.done_check().correct else "fumble")
+    return frame, state, expected
+
+
+def taught_profile(edition: str = "default"):
+    """The piece-set profile of ``edition`` taught from its two rendered teach photos (``tableside teach``'s
+    work, done through the API), cached on disk; its path."""
+    import hashlib
+    from pathlib import Path
+
+    import calibration.profile
+    import calibration.teach
+    import vision.detect
+    from calibration.profile import save_profile
+    from calibration.table_calibration import calibrate_from_sheet
+    from calibration.teach import build_profile
+    from vision.detect import survey_teach_photo
+
+    ds = _scenes()
+    digest = hashlib.sha1(ds._renderer_hash().encode())
+    for module in (calibration.profile, calibration.teach, vision.detect):
+        digest.update(Path(module.__file__).read_bytes())
+    path = ds.CACHE / f"profile-{edition}-{digest.hexdigest()[:12]}.json"
+    if not path.exists():
+        photos = ds.teach_photos(edition)
+        surveyed = [survey_teach_photo(p.image, calibrate_from_sheet(p.image), name=f"photo {i + 1}")
+                    for i, p in enumerate(photos)]
+        ds.CACHE.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{__import__('os').getpid()}.tmp")
+        save_profile(build_profile(surveyed, name=edition), tmp)
+        tmp.replace(path)
+    return path

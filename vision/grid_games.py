@@ -85,6 +85,34 @@ def _of(pieces: Sequence[Any], *kinds: Kind) -> list[Any]:
     return [p for p in pieces if _kind(p) in kinds]
 
 
+def _sure(pieces: Sequence[Any]) -> list[Any]:
+    """The pieces read surely (the grid is fitted to those: a phantom or half-hidden piece must not bend it);
+    all of them when fewer than two are sure."""
+    sure = [p for p in pieces if not getattr(p, "uncertain", False)]
+    return sure if len(sure) >= 2 else list(pieces)
+
+
+def _groups(pieces: Sequence[Any], link_mm: float) -> list[list[Any]]:
+    """Clusters of the surely read pieces (largest first), each joined by the uncertain pieces lying within
+    ``link_mm`` of one of its members; uncertain pieces near no sure one are left out (nothing to anchor
+    them: usually not a piece at all)."""
+    sure = [p for p in pieces if not getattr(p, "uncertain", False)]
+    unsure = [p for p in pieces if getattr(p, "uncertain", False)]
+    if not sure:
+        return clusters(list(pieces), link_mm)
+    groups = clusters(sure, link_mm)
+    if unsure and groups:
+        for u in unsure:
+            best, dist = None, link_mm
+            for g in groups:
+                d = float(np.min(np.hypot(*(positions(g) - [u.x_mm, u.y_mm]).T)))
+                if d <= dist:
+                    best, dist = g, d
+            if best is not None:
+                best.append(u)
+    return groups
+
+
 def faces_up_deg(pieces: Sequence[Any]) -> tuple[float, float] | None:
     """The direction the read faces' tops point (clockwise from the table's -y, degrees) and how well they
     agree (0..1): face-up tiles and coins value side up, read surely; None when there is none."""
@@ -172,6 +200,18 @@ class EasySliderLayout:
                 "problems": [p.to_json() for p in self.problems], "ambiguous": self.ambiguous}
 
 
+def _within(fit: GridFit, cols: int, rows: int) -> GridFit:
+    """The fit without the uncertain pieces that lie outside the ``cols`` x ``rows`` window (phantoms and
+    neighbours' pieces; a surely read piece outside stays, and is reported by the caller)."""
+    def keep(c: CellFit) -> bool:
+        return not getattr(c.piece, "uncertain", False) or (0 <= c.col < cols and 0 <= c.row < rows)
+
+    dropped = {id(c.piece) for c in fit.placed + fit.off_grid if not keep(c)}
+    problems = [p for p in fit.problems if not (p.pieces and all(id(q) in dropped for q in p.pieces))]
+    return GridFit(fit.lattice, [c for c in fit.placed if keep(c)], [c for c in fit.off_grid if keep(c)],
+                   problems, fit.rms_mm)
+
+
 def _slot_matches(lattice: Lattice, figures: Sequence[Any], along_axis: int, count: int) -> list[list[Any]]:
     """For each of ``count`` slots beside the board (``along_axis`` 0: above columns, 1: left of rows), the
     figures standing in it."""
@@ -210,8 +250,8 @@ def find_easy_slider_boards(pieces: Sequence[Any], min_tiles: int = _MIN_BOARD_T
     pawns_left = _of(pieces, Kind.PAWN)
     coins_left = _of(pieces, Kind.COIN)
     boards = []
-    for group in clusters(tiles, BOARD_LINK_MM):
-        if len(group) < min_tiles:
+    for group in _groups(tiles, BOARD_LINK_MM):
+        if len(_sure(group)) < min_tiles:
             continue
         boards.append(_easy_slider_board(group, pawns_left, coins_left))
         taken = {id(p) for p in boards[-1].pawns if p is not None} | {id(c) for c in boards[-1].coins if c is not None}
@@ -221,7 +261,7 @@ def find_easy_slider_boards(pieces: Sequence[Any], min_tiles: int = _MIN_BOARD_T
 
 
 def _easy_slider_board(tiles: list[Any], pawns: list[Any], coins: list[Any]) -> EasySliderLayout:
-    fit = fit_tile_grid(tiles)
+    fit = fit_tile_grid(_sure(tiles))
     faces = faces_up_deg(tiles)
     candidates = []
     for k in range(4):
@@ -255,7 +295,7 @@ def _easy_slider_board(tiles: list[Any], pawns: list[Any], coins: list[Any]) -> 
 
 def _board_from(lattice: Lattice, tiles: list[Any], pawns: list[Any], coins: list[Any],
                 problems: list[GridProblem], ambiguous: str | None) -> EasySliderLayout:
-    fit = assign_cells(tiles, lattice, normalise=False, max_turn_deg=20.0)
+    fit = _within(assign_cells(tiles, lattice, normalise=False, max_turn_deg=20.0), 5, 5)
     problems = [p for p in problems if p.kind not in ("off-grid", "shared-cell", "turned")] + fit.problems
     cells: dict[tuple[int, int], list[CellFit]] = {}
     outside = []
@@ -321,9 +361,8 @@ def find_tile_block(pieces: Sequence[Any], *, max_off_cell_mm: float = 0.3 * TIL
     tiles = _of(pieces, Kind.TILE)
     if not tiles:
         return None
-    groups = clusters(tiles, BOARD_LINK_MM)
-    group = groups[0]
-    fit = fit_tile_grid(group)
+    group = _groups(tiles, BOARD_LINK_MM)[0]
+    fit = fit_tile_grid(_sure(group))
     lattice = fit.lattice.shifted(*fit.bounds()[:2]) if fit.placed else fit.lattice
     fit = assign_cells(group, lattice, normalise=False, max_turn_deg=20.0)
     problems = list(fit.problems)
@@ -431,15 +470,15 @@ def find_coin_grid(pieces: Sequence[Any], cols: int = 4, rows: int = 6) -> CoinG
     dice = _of(pieces, Kind.DIE)
     if not coins:
         return None
-    group = clusters(coins + dice, 2.2 * COIN_MM)[0]
-    fit = fit_coin_grid(group)
+    group = _groups(coins + dice, 2.2 * COIN_MM)[0]
+    fit = fit_coin_grid(_sure(group))
     found = _oriented_window(fit, cols, rows, faces_up_deg(group))
     problems = list(fit.problems)
     if found is None:
         lattice, ambiguous = fit.lattice, f"the coins do not fit a {cols}x{rows} grid"
     else:
         lattice, ambiguous = found
-    fit = assign_cells(group, lattice, normalise=False)
+    fit = _within(assign_cells(group, lattice, normalise=False), cols, rows)
     problems = [p for p in problems if p.kind == "misfit"] + fit.problems
     cells: dict[tuple[int, int], list[CellFit]] = {}
     on_dice, outside = [], []
@@ -477,15 +516,15 @@ def find_tile_grid(pieces: Sequence[Any], cols: int = 4, rows: int = 6) -> TileG
     tiles = _of(pieces, Kind.TILE)
     if not tiles:
         return None
-    group = clusters(tiles, BOARD_LINK_MM)[0]
-    fit = fit_tile_grid(group)
+    group = _groups(tiles, BOARD_LINK_MM)[0]
+    fit = fit_tile_grid(_sure(group))
     faces = faces_up_deg(group)
     found = _oriented_window(fit, cols, rows, faces)
     if found is None:
         lattice, ambiguous = fit.lattice, f"the tiles do not fit a {cols}x{rows} grid"
     else:
         lattice, ambiguous = found
-    fit = assign_cells(group, lattice, normalise=False, max_turn_deg=20.0)
+    fit = _within(assign_cells(group, lattice, normalise=False, max_turn_deg=20.0), cols, rows)
     cells: dict[tuple[int, int], list[CellFit]] = {}
     outside = []
     for c in fit.placed:
@@ -523,8 +562,8 @@ def find_mirror_grids(pieces: Sequence[Any], cols: int = 4, side_rows: int = 3) 
     if not tiles:
         return None
     # the mirror's gap may be wider than a board link: group generously, then keep the main group
-    group = clusters(tiles, 2.6 * TILE_MM)[0]
-    fit = fit_tile_grid(group, max_off_centre=0.45)
+    group = _groups(tiles, 2.6 * TILE_MM)[0]
+    fit = fit_tile_grid(_sure(group), max_off_centre=0.45)
     faces = faces_up_deg(group)
     lattice = orient(fit.lattice, faces[0] if faces is not None and faces[1] > 0.5 else 0.0)
     u, v = lattice.axes
@@ -611,8 +650,8 @@ def find_catwalk(pieces: Sequence[Any], max_off_centre: float = 0.4) -> CatwalkL
     tiles = _of(pieces, Kind.TILE)
     if not tiles:
         return None
-    group = clusters(tiles, BOARD_LINK_MM)[0]
-    fit = fit_tile_grid(group, max_off_centre=max_off_centre)
+    group = _groups(tiles, BOARD_LINK_MM)[0]
+    fit = fit_tile_grid(_sure(group), max_off_centre=max_off_centre)
     lattice = orient(fit.lattice, 0.0)
     fit = assign_cells(group, lattice, max_off_centre=max_off_centre, max_turn_deg=20.0)
     cells: dict[tuple[int, int], list[CellFit]] = {}
@@ -652,7 +691,7 @@ def find_triangle(pieces: Sequence[Any], rows: int = 5, max_off: float = 0.3) ->
     figures = [p for p in pieces if _kind(p) in (Kind.COIN, Kind.PAWN, Kind.DIE)]
     if len(figures) < 3:
         return None
-    group = clusters(figures, 2.6 * COIN_MM)[0]
+    group = _groups(figures, 2.6 * COIN_MM)[0]
     pts = positions(group)
     if len(pts) < 3:
         return None

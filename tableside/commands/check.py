@@ -7,10 +7,12 @@ from typing import Any
 
 from tableside.errors import UserError
 from tableside.frame_input import (
+    GAME_KINDS,
     add_frame_arguments,
     add_output_arguments,
     check_output_path,
     load_frame,
+    read_or_explain,
     speak,
     write_image_atomic,
 )
@@ -67,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"only Easy Slider has a Done check, not {args.game!r}: use `tableside score` or "
                         "`tableside state`")
     check_output_path(args.annotate)
-    frame = load_frame(args)
-    verdicts = check_easy_slider(frame.detection)
+    frame = load_frame(args, GAME_KINDS["easy-slider"])
+    verdicts = read_or_explain(frame, check_easy_slider)
     names = [n.strip() for n in (args.players or "").split(",") if n.strip()]
     names += [f"Player {k}" for k in range(len(names) + 1, len(verdicts) + 1)]
     if args.annotate:

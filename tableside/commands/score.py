@@ -8,10 +8,12 @@ from typing import Any
 from tableside.commands.state import check_game, game_options
 from tableside.errors import UserError
 from tableside.frame_input import (
+    GAME_KINDS,
     add_frame_arguments,
     add_output_arguments,
     check_output_path,
     load_frame,
+    read_or_explain,
     speak,
     write_image_atomic,
 )
@@ -130,10 +132,10 @@ def run(args: argparse.Namespace) -> int:
     height = _small_height(args)
     if args.close_mm < 0:
         raise UserError("--close-mm cannot be negative")
-    frame = load_frame(args)
+    frame = load_frame(args, GAME_KINDS[room or game])
     if game == "martian-shuffleboard":
-        result = score_shuffleboard(frame.detection, small_height_mm=height, variant=args.variant,
-                                    close_mm=args.close_mm)
+        result = read_or_explain(frame, lambda seen: score_shuffleboard(seen, small_height_mm=height,
+                                                                        variant=args.variant, close_mm=args.close_mm))
         if args.annotate:
             if frame.image is None or frame.calibration is None:
                 raise UserError("--annotate needs the IMAGE (and its calibration) to draw on")
@@ -150,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     options = game_options(args)
     options.update(goal=args.goal, cousins=args.cousins, distant_relatives=args.distant_relatives)
-    result = score_room(frame.detection, game, room, **options)
+    result = read_or_explain(frame, lambda seen: score_room(seen, game, room, **options))
     if args.json:
         print_json(result.to_json())
     else:

@@ -6,7 +6,14 @@ import argparse
 from typing import Any
 
 from tableside.errors import UserError
-from tableside.frame_input import add_frame_arguments, add_output_arguments, load_frame, speak
+from tableside.frame_input import (
+    GAME_KINDS,
+    add_frame_arguments,
+    add_output_arguments,
+    load_frame,
+    read_or_explain,
+    speak,
+)
 from tableside.output import print_json
 
 NAME = "state"
@@ -113,8 +120,9 @@ def run(args: argparse.Namespace) -> int:
     from tableside.reading import ppn_position, read_state
 
     game, room = check_game(args)
-    frame = load_frame(args)
-    reading = read_state(frame.detection, game, room, **game_options(args))
+    frame = load_frame(args, GAME_KINDS[room or game])
+    options = game_options(args)
+    reading = read_or_explain(frame, lambda seen: read_state(seen, game, room, **options))
     ppn = ppn_position(reading)
     if args.json:
         print_json({"game": game, "room": room, "text": reading.text, "state": _state_json(reading.state),

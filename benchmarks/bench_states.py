@@ -1,0 +1,161 @@
+"""Done-check verdicts and Martian Shuffleboard scores from rendered photos, against the truth.
+
+    .venv/bin/python benchmarks/bench_states.py [--boards 40] [--editions default,classic] [--shuffleboard 12]
+                                               [--json out.json]
+
+Easy Slider: ``--boards`` frames per edition, cycling through the Done-check cases of tests/test_reading.py
+(``solved``, ``swap`` two tiles, ``hole`` in rows 1-4, ``null-up`` a null tile above the bottom row, ``hand``
+a solved board under a hand), each with a random deal of pawns and coins, random room light and table, on an A3
+sheet, 1640x1232 from 80 cm (tests/vision/detect_scenes.GAME_CAMERA). Every edition is taught first from its two
+rendered teach photos (the profile is cached). Each frame goes the way ``tableside check`` takes it: calibrated
+from the sheet in the frame, ``detect_pieces(kinds=tile, coin, pawn)``, :func:`tableside.reading.check_easy_slider`.
+Counted: verdicts (correct / fumble / unsure), **wrong verdicts** (a verdict that is neither the truth nor
+"unsure"; a hand over a solved board may be judged correct, never a fumble), and cells declared wrong that are
+not (must both be 0).
+
+Martian Shuffleboard: ``--shuffleboard`` random scatters (tests/tablescene ``shuffleboard_scatter``), calibrated
+from the sheet, ``detect_pieces(kinds=pyramid)``, :func:`tableside.reading.score_shuffleboard`; compared with
+``rules.martian_shuffleboard.score_positions`` on the true positions: frames whose scores equal the truth's,
+frames that differ only by points flagged "too close to call" or hinging on an unreadable pyramid, and the rest.
+
+Renders are cached (``$TABLESIDE_RENDER_CACHE``, default /tmp/vision-cache); times are detection and reading
+only, per frame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "vision")]
+
+from test_reading import DONE_CASES, done_check_frame, taught_profile  # noqa: E402
+
+from calibration.errors import CalibrationError  # noqa: E402
+from calibration.profile import load_profile  # noqa: E402
+from calibration.table_calibration import calibrate_from_sheet  # noqa: E402
+from tableside.reading import NotReadable, check_easy_slider, score_shuffleboard  # noqa: E402
+from vision.detect import detect_pieces  # noqa: E402
+
+
+def bench_done_checks(boards: int, editions: list[str]) -> dict:
+    rows = {}
+    for edition in editions:
+        t0 = time.perf_counter()
+        profile = load_profile(taught_profile(edition))
+        teach_s = time.perf_counter() - t0
+        counts = {"correct": 0, "fumble": 0, "unsure": 0, "error": 0}
+        by_case = {case: {"correct": 0, "fumble": 0, "unsure": 0, "error": 0} for case in DONE_CASES}
+        wrong_verdicts, wrong_cells, times = [], 0, []
+        for i in range(boards):
+            case = DONE_CASES[i % len(DONE_CASES)]
+            frame, state, expected = done_check_frame(case, 1000 + i, edition)
+            t = time.perf_counter()
+            try:
+                calibration = calibrate_from_sheet(frame.image)
+                detection = detect_pieces(frame.image, calibration, profile, kinds=("tile", "coin", "pawn"))
+                verdicts = check_easy_slider(detection)
+                verdict = verdicts[0]
+                got = verdict.verdict if len(verdicts) == 1 else "error"
+            except (NotReadable, CalibrationError):
+                got, verdict = "error", None
+            times.append(time.perf_counter() - t)
+            counts[got] += 1
+            by_case[case][got] += 1
+            truth = "correct" if state.done_check().correct else "fumble"
+            if got in ("correct", "fumble") and got != truth:
+                wrong_verdicts.append((case, 1000 + i, got, truth, verdict.reason))
+            if verdict is not None:
+                truly = {w.cell.name for w in state.done_check().wrong_cells}
+                wrong_cells += sum(1 for c in verdict.wrong_cells if c.name not in truly)
+        rows[edition] = {"boards": boards, "counts": counts, "by_case": by_case, "wrong_verdicts": wrong_verdicts,
+                         "cells_wrongly_declared_wrong": wrong_cells, "teach_s": round(teach_s, 1),
+                         "s_per_frame": round(float(np.mean(times)), 2)}
+    return rows
+
+
+def bench_shuffleboard(frames: int) -> dict:
+    import detect_scenes as ds
+    from tablescene import CameraSpec, Lighting, Scene, shuffleboard_scatter
+
+    from rules.martian_shuffleboard import score_positions
+
+    equal = close_only = other = 0
+    times, details = [], []
+    for i in range(frames):
+        rng = np.random.default_rng([i, 31])
+        pieces = shuffleboard_scatter(rng=rng, radius_mm=120.0, touching=int(rng.integers(1, 4)),
+                                      centre_mm=(148.5, 210.0))
+        scene = Scene(pieces=pieces, table=("wood", "felt", "laminate")[i % 3], sheet="a3",
+                      lighting=Lighting.random(rng))
+        camera = CameraSpec(distance_mm=float(rng.uniform(750, 900)), tilt_deg=float(rng.uniform(0, 15)),
+                            target_mm=(148.5, 210.0))
+        frame = ds.rendered(scene, camera, i)
+        truth = score_positions([{"color": p.color, "size": p.size, "pose": p.pose, "x_mm": p.x_mm,
+                                  "y_mm": p.y_mm, "angle_deg": p.angle_deg} for p in pieces])
+        t = time.perf_counter()
+        try:
+            calibration = calibrate_from_sheet(frame.image)
+            result = score_shuffleboard(detect_pieces(frame.image, calibration, None, kinds=("pyramid",)))
+            scores = result.scores
+        except (NotReadable, CalibrationError) as err:
+            result, scores = None, {"error": str(err)}
+        times.append(time.perf_counter() - t)
+        if scores == truth.points:
+            equal += 1
+            continue
+        explained = False
+        if result is not None:
+            at_stake = {c["color"] for c in result.close_calls}
+            unsure = bool(result.unsure)
+            differing = {c for c in set(scores) | set(truth.points) if scores.get(c, 0) != truth.points.get(c, 0)}
+            explained = unsure or differing <= at_stake
+        if explained:
+            close_only += 1
+        else:
+            other += 1
+        details.append({"frame": i, "scores": scores, "truth": truth.points})
+    return {"frames": frames, "equal": equal, "differ_explained": close_only, "differ_unexplained": other,
+            "s_per_frame": round(float(np.mean(times)), 2) if times else None, "details": details}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--boards", type=int, default=40, help="Easy Slider frames per edition")
+    parser.add_argument("--editions", default="default,classic,hand-made,bold")
+    parser.add_argument("--shuffleboard", type=int, default=12, help="Martian Shuffleboard frames")
+    parser.add_argument("--json", metavar="OUT")
+    args = parser.parse_args()
+    report = {"done_checks": bench_done_checks(args.boards, [e for e in args.editions.split(",") if e]),
+              "shuffleboard": bench_shuffleboard(args.shuffleboard) if args.shuffleboard else None}
+    print("## Easy Slider Done checks (1640x1232 renders, sheet calibration, taught profile)\n")
+    print("| edition | boards | correct | fumble | unsure | error | wrong verdicts | cells wrongly wrong | s/frame |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for edition, row in report["done_checks"].items():
+        c = row["counts"]
+        print(f"| {edition} | {row['boards']} | {c['correct']} | {c['fumble']} | {c['unsure']} | {c['error']} | "
+              f"{len(row['wrong_verdicts'])} | {row['cells_wrongly_declared_wrong']} | {row['s_per_frame']} |")
+    print("\nper case (correct/fumble/unsure/error):")
+    for edition, row in report["done_checks"].items():
+        cases = ", ".join(f"{case} {v['correct']}/{v['fumble']}/{v['unsure']}/{v['error']}"
+                          for case, v in row["by_case"].items())
+        print(f"  {edition}: {cases}")
+        for wrong in row["wrong_verdicts"]:
+            print(f"  WRONG {edition}: {wrong}")
+    sb = report["shuffleboard"]
+    if sb:
+        print("\n## Martian Shuffleboard scores vs truth\n")
+        print(f"frames {sb['frames']}: equal {sb['equal']}, differ only by close calls or unreadable pyramids "
+              f"{sb['differ_explained']}, differ otherwise {sb['differ_unexplained']}; {sb['s_per_frame']} s/frame")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2, default=str))
+
+
+if __name__ == "__main__":
+    main()
