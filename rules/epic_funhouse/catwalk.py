@@ -36,7 +36,7 @@ Decisions where the seed leaves room:
   compass order) and die face f (null = 0, ace = 1, .. 5) picks ``open[f % len(open)]``. A dead end has at
   most two open sides and 6 is divisible by 1 and 2 (and 3), so every open direction is equally likely. With
   one open side no roll is needed. The roll is an input: :func:`lay_catwalk` takes a ``random.Random``, an
-  iterable of faces, or a function returning a face.
+  iterable of faces, or a function ``(tile, open_directions) -> face`` asked at each dead end.
 * **Boxed in.** The seed does not foresee an end with no open side (measured: in about one catwalk in six or
   seven). The catwalk then bridges: the tile is laid straight on (in the direction the catwalk has been going)
   on the first free cell beyond the tiles in the way, as a raised or staggered tile would be on the table.
@@ -305,21 +305,22 @@ def _misplaced(track: Track, tile: Tile, number: int, how: Placement) -> str:
             "cell beyond")
 
 
-Roller = random.Random | Iterable[int] | Callable[[], int] | None
+#: What answers the die rolls at dead ends (see :func:`lay_catwalk`).
+Roller = random.Random | Iterable[int | str] | Callable[[Tile, tuple[Compass, ...]], int | str] | None
 
 
-def _roller(roll: Roller) -> Callable[[], int]:
+def _roller(roll: Roller) -> Callable[[Tile, tuple[Compass, ...]], int | str]:
     if roll is None:
-        def missing() -> int:
+        def missing(tile: Tile, options: tuple[Compass, ...]) -> int:
             raise RulesError("the catwalk reached a dead end: give a die roll (a random.Random or die faces)")
         return missing
     if isinstance(roll, random.Random):
-        return lambda: roll.randrange(6)
+        return lambda tile, options: roll.randrange(6)
     if callable(roll):
         return roll
     faces = iter(roll)
 
-    def next_face() -> int:
+    def next_face(tile: Tile, options: tuple[Compass, ...]) -> int | str:
         try:
             return next(faces)
         except StopIteration:
@@ -331,14 +332,18 @@ def lay_catwalk(stacks: Sequence[Sequence[Tile | str]], roll: Roller = None) -> 
     """Lay the stacks, in the order given, each from its top tile (stacks are listed top first), by the rules.
 
     ``roll`` answers die rolls at dead ends: a ``random.Random``, an iterable of faces (0 = null .. 5), or a
-    function returning a face. Use :func:`stacks_in_order` to put Magic Mirror's stacks in the chosen order.
+    function ``roll(tile, open_directions) -> face`` asked at each dead end with the tile to be laid and the
+    open sides it chooses among (clockwise from north; face f picks ``open_directions[f % len]``), so a player
+    can be shown the dead end before rolling. Use :func:`stacks_in_order` to put Magic Mirror's stacks in the
+    chosen order.
     """
     next_face = _roller(roll)
     track = Track()
     for pile in stacks:
         for tile in pile:
             tile = parse_tile(tile)
-            face = next_face() if track.cells and track.placement(tile).rule == "roll" else None
+            how = track.placement(tile) if track.cells else None
+            face = next_face(tile, how.options) if how is not None and how.rule == "roll" else None
             track = track.add(tile, face)
     return track
 

@@ -11,9 +11,10 @@ Decisions where the seed leaves room (each one is the reading of the seed's text
   first, then the draw-pool coin matching the tile). Two pairs fill a row, so six pairs fill the top half.
   This is the only reading under which the seed's Figure 6 example (5/null, 4/null, null/3) puts "a null
   (wild) coin to the south and the east of the starting space in the northwest", as its Strategy section
-  says. The rest of the maze is drawn at random from the draw pool (``random.Random(seed)``), in reading
-  order. Coins substituted on the scoreboard (a 2 and a 3 for a 5) are given here by the value they stand
-  for; the spare coin went back to the pool, as the seed says.
+  says. The rest of the maze is drawn at random from the draw pool, in reading order. A value substituted
+  on the scoreboard by two coins (a 2 stacked on a 3 for a 5) leaves its bottom coin in the maze, showing
+  its own value (the 3), and the spare coin goes back to the pool, as the seed says ("simply remove the
+  extra coin ... and add them to the draw pool"); ``catwalk.CatwalkHandover.for_barrels`` gives exactly that.
 * **Swap procedure**, exactly as worded: scan in reading order; a coin with an orthogonal neighbour of the
   same value is swapped with the next coin after it (in reading order) for which both coins' new places
   are legal, else with the first such coin scanning backwards; the scan continues to the end, then the board
@@ -244,14 +245,17 @@ def settle_maze(grid: Iterable[Any], max_passes: int = 50, coins_per_value: int 
                      f"the swap procedure did not settle within {max_passes} scans")
 
 
-def build_maze(scoreboard: Iterable[Sequence[Any]], pool: Iterable[Any], seed: int | None = None) -> MazeSetup:
+def build_maze(scoreboard: Iterable[Sequence[Any]], pool: Iterable[Any],
+               seed: int | random.Random | None = None) -> MazeSetup:
     """Set up Roll Out the Barrels from what Catwalk left behind.
 
     ``scoreboard``: the Catwalk scoreboard's coin pairs in the order they were made, each
     ``(dropped coin, draw-pool coin matching the tile)`` as values 0..5 (or rank words / Coins); at most six.
     ``pool``: the coins of the draw pool (values, rank words or Coins). The scoreboard coins are placed as
     they lie (pairs side by side in reading order, starting at the northwest), the rest of the maze is drawn
-    from the pool with ``random.Random(seed)``, then :func:`settle_maze` runs the swap procedure.
+    from the pool with ``seed`` (a ``random.Random``, used as it is, or a seed for one), then
+    :func:`settle_maze` runs the swap procedure. ``catwalk.transition(state).for_barrels()`` gives both
+    arguments.
     """
     pairs = [tuple(p) for p in scoreboard]
     if len(pairs) > MAX_SCOREBOARD_PAIRS:
@@ -268,7 +272,8 @@ def build_maze(scoreboard: Iterable[Sequence[Any]], pool: Iterable[Any], seed: i
         if count > COINS_PER_VALUE:
             raise LayoutError(f"a piecepack has only {COINS_PER_VALUE} coins of value {rank_name(value).lower()}, "
                               f"but the scoreboard and draw pool hold {count}")
-    drawn = random.Random(seed).sample(pool_values, needed)
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    drawn = rng.sample(pool_values, needed)
     settled = settle_maze(placed + drawn)
     return MazeSetup(settled.grid, settled.laid, tuple(drawn), settled.swaps, settled.passes, settled.problem)
 

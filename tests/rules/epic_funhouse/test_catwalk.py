@@ -65,7 +65,10 @@ def test_dead_end_takes_a_die_roll_among_the_open_directions():
     for face, cell in [(0, (1, 1)), (1, (-1, 1)), (2, (1, 1)), (5, (-1, 1))]:
         track = lay_catwalk([LOOP], roll=[face])
         assert track.cells[-1] == cell and track.rolls == (face,)
-    assert lay_catwalk([LOOP], roll=lambda: 3).cells[-1] == (-1, 1)
+    asked = []
+    track = lay_catwalk([LOOP], roll=lambda tile, options: asked.append((tile, options)) or 3)
+    assert track.cells[-1] == (-1, 1)  # the function is shown the tile at the dead end and its open sides
+    assert asked == [(LOOP[8], (Compass.EAST, Compass.WEST))]
     assert lay_catwalk([LOOP], roll=random.Random(1)).cells[-1] in ((1, 1), (-1, 1))
 
 

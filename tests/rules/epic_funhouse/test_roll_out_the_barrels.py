@@ -1,6 +1,7 @@
 """Roll Out the Barrels (Epic Funhouse room 4) and the die model: the seed's examples, decisions, properties."""
 
 import json
+import random
 from collections import Counter, deque
 
 import pytest
@@ -121,6 +122,10 @@ def test_draws_are_seeded_and_reproducible():
     a = build_maze([(1, 2)], pool, seed=3)
     assert a == build_maze([(1, 2)], pool, seed=3)
     assert any(build_maze([(1, 2)], pool, seed=s).drawn != a.drawn for s in range(4, 10))
+    # a generator is used as it is: the draw continues its sequence
+    rng = random.Random(3)
+    assert build_maze([(1, 2)], pool, seed=rng) == a and rng.getstate() != random.Random(3).getstate()
+    assert build_maze([(1, 2)], pool, seed=rng).drawn != a.drawn
 
 
 def test_swap_procedure_takes_the_next_legal_coin():

@@ -144,9 +144,11 @@ def test_catwalk_scoreboard_and_pool_build_the_barrel_maze(game):
     end, maze = game.ends[2], game.starts[3]
     pairs, pool = catwalk.transition(end.state).for_barrels()
     setup = maze.rooms[-1].setup_data
-    assert setup["maze_seed"] is not None
-    built = barrels.build_maze(pairs, pool, seed=setup["maze_seed"])
-    assert maze.state == barrels.State.new(built.grid)
+    rng = random.Random()
+    rng.setstate(end.rng_state)  # the suite's one generator draws the maze: build_maze takes it as it is
+    built = barrels.build_maze(pairs, pool, seed=rng)
+    assert maze.state == barrels.State.new(built.grid) and setup["drawn"] == list(built.drawn)
+    assert setup["choices"]["drawn"] is None and maze.rng_state == rng.getstate()
     assert sorted(built.grid) == sorted([c.rank for p in pairs for c in p] + [c.rank for c in pool])
     assert len(pairs) == len(end.state.scoreboard) >= 1
 
@@ -343,7 +345,7 @@ def test_given_tiles_and_draws_are_kept_in_the_save():
     values = sorted(c.rank for c in pool)
     maze = fh.finish_room(drawn=values)
     setup = maze.rooms[-1].setup_data
-    assert setup["choices"]["drawn"] == values and setup["maze_seed"] is None
+    assert setup["choices"]["drawn"] == values == setup["drawn"] and maze.rng_state == fh.rng_state
     assert Funhouse.from_json(maze.to_json()) == maze
     with pytest.raises(RulesError, match="every coin of the draw pool"):
         fh.finish_room(drawn=values[:-1])
@@ -377,6 +379,12 @@ def test_hints_are_legal_moves_of_the_room(game):
             hinted += 1
             assert start.apply(hint.move).rooms[-1].moves == (start.parse_move(hint.move).__str__(),)
     assert hinted >= 4
+    # Trampo-Land's hint is the room's own solver (bounded): its first move, and the score its line reaches
+    trampo = game.starts[5]
+    solution = trampo_land.solve(trampo.state, max_states=20_000)
+    hint = trampo.hint()
+    assert solution.moves and hint.move == str(solution.moves[0])
+    assert f"ends with score {solution.score} " in hint.note and solution.score <= trampo.state.score()
 
 
 def test_questions_read_what_a_player_types():
