@@ -3,15 +3,15 @@
 Run ``.venv/bin/python tests/make_live_fixtures.py [easy-slider] [shuffleboard] [tests]`` to regenerate the
 committed fixture videos in ``fixtures/video/``:
 
-* ``easy_slider_live.mp4`` (+ ``.json`` truth): an Easy Slider board (the Caller's deal of seed 7) and five
-  slides by a hand, steady light, 4 fps with 1.5 s of stillness after each move (what a camera over a still
-  table sees), 820x616;
+* ``easy_slider_live.mp4`` (+ ``.json`` truth): an Easy Slider board (the Caller's deal of seed 7), two slides
+  by a hand, a tile picked up over its neighbour into the hole (illegal) and put back, one more slide; steady
+  light, 4 fps with 1.5 s of stillness after each move (what a camera over a still table sees), 820x616;
 * ``shuffleboard_live.mp4`` (+ ``.json``): Martian Shuffleboard, red and blue: red places the Large, blue
   flicks the Small next to it, red flicks the Medium and pushes the blue Small away;
 * ``live_test_game.mp4`` and ``live_test_hand_bump.mp4`` (320x240, draft): the tests' games (three legal
   slides, an illegal one put back, one more; a hand resting over the board, a bumped camera, black frames).
 
-The same builders make the (smaller, draft) videos the tests render on the fly, and :class:`TruthReader`
+The same builders make the tests' small videos (and the benchmark's 1640x1232 one), and :class:`TruthReader`
 turns the renderer's per-frame ground truth into :class:`tableside.tracker.Reading` objects: the stand-in for
 the vision in tests of the loop itself (the stillness tracking, the journal, the speech are all real).
 """
@@ -85,8 +85,8 @@ def easy_camera(resolution: tuple[int, int] = (820, 616), **overrides: Any) -> C
 
 def shuffleboard_camera(resolution: tuple[int, int] = (820, 616), **overrides: Any) -> CameraSpec:
     scale = resolution[0] / 1640.0
-    values = dict(resolution=resolution, focal_px=1359.0 * scale, distance_mm=720.0, tilt_deg=10.0,
-                  target_mm=(148.5, 230.0), k1=-0.04, k2=0.01)
+    values = dict(resolution=resolution, focal_px=1359.0 * scale, distance_mm=560.0, tilt_deg=10.0,
+                  target_mm=(148.5, 215.0), k1=-0.04, k2=0.01)
     values.update(overrides)
     return CameraSpec(**values)
 
@@ -237,7 +237,7 @@ def shuffleboard_scenario(
         for s, size in enumerate(sizes):
             where[(color, size)] = len(pieces)
             pieces.append(PyramidPiece(color, size, "upright", 60.0 + 130.0 * p + 35.0 * s, HAND_Y_MM, 0.0))
-    scene = Scene(pieces=tuple(pieces), table="laminate", sheet="a3", lighting=steady_lighting())
+    scene = Scene(pieces=tuple(pieces), table="felt", sheet="a3", lighting=steady_lighting(noise=0.7))
     slides = [Slide(where[(f.color, f.size)], f.to_mm) for f in flicks]
     hand = Hand(0.0, 0.0, pose="point", skin=SKIN_TONES[3], sleeve=(150, 40, 40))
     plan = plan_moves(scene, slides, fps=fps, still_s=still_s, reach_s=reach_s, slide_s=slide_s,
@@ -555,14 +555,21 @@ def make_tests() -> None:
     _write_fixture(hand_bump_scenario(), TEST_HAND_BUMP_VIDEO, quality="draft")
 
 
+# The demo videos: 1.5 s of stillness after each move at 4 fps, quick hands (a few MB in all).
+DEMO_TIMING = dict(fps=4.0, still_s=1.5, reach_s=0.5, slide_s=0.75, leave_s=0.5)
+
+
 def make_easy_slider() -> None:
     VIDEO.mkdir(parents=True, exist_ok=True)
-    _write_fixture(easy_slider_scenario(seed=7, slides=5), EASY_SLIDER_VIDEO)
+    # two slides, a tile picked up over its neighbour into the hole (illegal), put back, and a legal slide
+    slides = ["d1-e1", "d2-d1", ("b2", "d2"), ("d2", "b2"), "c2-d2"]
+    _write_fixture(easy_slider_scenario(seed=7, slides=slides, lighting=steady_lighting(noise=0.7), **DEMO_TIMING),
+                   EASY_SLIDER_VIDEO)
 
 
 def make_shuffleboard() -> None:
     VIDEO.mkdir(parents=True, exist_ok=True)
-    _write_fixture(shuffleboard_scenario(), SHUFFLEBOARD_VIDEO)
+    _write_fixture(shuffleboard_scenario(**DEMO_TIMING), SHUFFLEBOARD_VIDEO)
 
 
 def main(argv: list[str]) -> int:
