@@ -9,7 +9,8 @@
    (often with corners out of sequence); how often it gave up at the default bound (200,000 positions).
 3. Trampo-Land: set-ups from a seeded die roll and coin cast with the four numbers from the Whack-a-Dummy
    position, solved exactly; then positions after 4 random moves. The numba compile (or cache load) is timed
-   separately before the runs.
+   separately before the runs. The "hint" rows are the same search bounded as the suite's hint is (100,000
+   positions): its time, and how far its score is from the exact one.
 
 Every solution is replayed move by move through the rules and checked. Times are wall-clock on this machine
 (several processes share two cores), so compare them with each other; CPU seconds are given as a total.
@@ -30,9 +31,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rules.epic_funhouse import roll_out_the_barrels as barrels  # noqa: E402
-from rules.epic_funhouse import trampo_land, whack_a_dummy  # noqa: E402
+from rules.epic_funhouse import suite, trampo_land, whack_a_dummy  # noqa: E402
 
 ALL_VALUES = [v for v in range(6) for _ in range(4)]
+#: The bound of the Trampo-Land hint in rules.epic_funhouse.suite.
+HINT_STATES = suite._TRAMPO_HINT_STATES
 
 
 def summary(values: list[float]) -> str:
@@ -98,9 +101,11 @@ def bench_trampo(sums: list[tuple[int, ...]], rng: random.Random) -> dict:
     t = time.perf_counter()
     trampo_land.solve(trampo_land.State.from_layout("y.k............"))
     warm = time.perf_counter() - t
-    rows = {"set-up": [], "after 4 random moves": []}
-    exact = {"set-up": 0, "after 4 random moves": 0}
-    scores = {"set-up": [], "after 4 random moves": []}
+    labels = ("set-up", "after 4 random moves")
+    labels += tuple(f"{label}, hint" for label in labels)
+    rows: dict[str, list[tuple[float, int]]] = {label: [] for label in labels}
+    exact = dict.fromkeys(labels, 0)
+    scores: dict[str, list[int]] = {label: [] for label in labels}
     for i, numbers in enumerate(sums):
         start = trampo_land.random_setup(numbers, seed=i)
         later = random_play(start, 4, rng)
@@ -112,6 +117,14 @@ def bench_trampo(sums: list[tuple[int, ...]], rng: random.Random) -> dict:
             rows[label].append((seconds, solution.states_searched))
             exact[label] += solution.exact
             scores[label].append(solution.score)
+            # the suite's hint: the same search bounded to HINT_STATES positions
+            t = time.perf_counter()
+            hint = trampo_land.solve(state, max_states=HINT_STATES)
+            seconds = time.perf_counter() - t
+            assert replay(state, hint.moves).score() == hint.score >= solution.score
+            rows[f"{label}, hint"].append((seconds, hint.states_searched))
+            exact[f"{label}, hint"] += hint.score == solution.score
+            scores[f"{label}, hint"].append(hint.score - solution.score)
     return {"rows": rows, "exact": exact, "scores": scores, "warm_up_seconds": warm}
 
 
@@ -159,7 +172,9 @@ def main() -> int:
 
     t = bench_trampo(sums, rng)
     notes = {k: f"exact {t['exact'][k]}/{len(sums)}; best score 0 in {t['scores'][k].count(0)}, max "
-                f"{max(t['scores'][k])}" for k in t["rows"]}
+                f"{max(t['scores'][k])}" for k in t["rows"] if not k.endswith("hint")}
+    notes |= {k: f"bound {HINT_STATES:,}: the best score in {t['exact'][k]}/{len(sums)}, worst "
+                 f"{max(t['scores'][k])} above it" for k in t["rows"] if k.endswith("hint")}
     table(f"Trampo-Land (numba reachability; compile or cache load {t['warm_up_seconds']:.2f} s first)",
           t["rows"], notes)
     print(f"\nCPU seconds, whole run: {time.process_time() - cpu0:.1f}")

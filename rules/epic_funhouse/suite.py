@@ -118,10 +118,13 @@ RANK_NAMES_SHORT = {0: "n", 1: "a", 2: "2", 3: "3", 4: "4", 5: "5"}
 _SLIDE_JAM_HINT_NODES = 3_000
 _MIRROR_HINT_NODES = 20_000
 _WHACK_HINT_STATES = 20_000
-# Trampo-Land's hint is the room's exact numba solver, bounded: warm, 20,000 positions take well under a second
-# (median 0.06 s, worst 0.3 s over 60 set-ups on a loaded 2-core machine); the first hint of a process loads the
-# compiled search from numba's cache (about 1-3 s; compiling it on a new machine, about 10 s, happens once).
-_TRAMPO_HINT_STATES = 20_000
+# Trampo-Land's hint is the room's exact numba solver, bounded (benchmarks/bench_funhouse_solvers.py, "hint" rows).
+# Measured warm on a loaded 2-core machine: 100,000 positions take a median 0.05-0.14 s, at most 0.9 s, and found
+# the best score in 53 of the benchmark's 60 positions (never more than 2 above it); 20,000 positions (at most
+# 0.24 s) found it in 36/60, up to 4 above. The old jumps-only search was worse than the bounded solver in 44/60.
+# The first hint of a process loads the compiled search from numba's cache (about 1-3 s; compiling it on a new
+# machine, about 10 s, happens once).
+_TRAMPO_HINT_STATES = 100_000
 
 
 # ===================================================================================== Catwalk: suit and end

@@ -10,6 +10,7 @@ from rules import game_module
 from rules.base import IllegalMove, RecordError, RulesError
 from rules.epic_funhouse import catwalk, magic_mirror, slide_jam, trampo_land, whack_a_dummy
 from rules.epic_funhouse import roll_out_the_barrels as barrels
+from rules.epic_funhouse import suite as suite_module
 from rules.epic_funhouse.common import ALL_TILES, parse_tile
 from rules.epic_funhouse.suite import ROOMS, CatwalkStart, FlickChoice, Funhouse, State, explain
 from rules.pieces import Suit
@@ -381,7 +382,7 @@ def test_hints_are_legal_moves_of_the_room(game):
     assert hinted >= 4
     # Trampo-Land's hint is the room's own solver (bounded): its first move, and the score its line reaches
     trampo = game.starts[5]
-    solution = trampo_land.solve(trampo.state, max_states=20_000)
+    solution = trampo_land.solve(trampo.state, max_states=suite_module._TRAMPO_HINT_STATES)
     hint = trampo.hint()
     assert solution.moves and hint.move == str(solution.moves[0])
     assert f"ends with score {solution.score} " in hint.note and solution.score <= trampo.state.score()
