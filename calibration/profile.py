@@ -70,6 +70,7 @@ __all__ = [
     "tile_features",
     "coin_features",
     "coin_polar",
+    "tile_raw",
     "turned_tile_features",
     "tile_scores",
     "coin_correlations",
@@ -81,7 +82,7 @@ __all__ = [
 
 PROFILE_VERSION = 1
 PROFILE_KIND = "tableside-piece-set"
-FEATURES = "logratio-opponent-v1"  # the feature definition below; a profile with another one must be taught again
+FEATURES = "logratio-opponent-highpass-v1"  # a profile with other features must be taught again
 
 TILE_CROP_PX = 40
 TILE_CROP_MM = TILE_MM - 3.0  # 1.5 mm margin each side
@@ -94,6 +95,8 @@ _COIN_R1 = 0.44 * COIN_MM  # inside the printed rim and the bevel
 
 DEFAULT_PROFILE_PATH = Path(__file__).with_name("data") / "default_profile.json"
 
+_TILE_HIGH_PASS_PX = 5.0  # about 6 mm on a tile crop
+_COIN_HIGH_PASS_PX = 6.0  # 3 mm on a coin crop
 _LOG_LOW, _LOG_HIGH = -2.5, 1.2  # clip of log colour ratios: saturated glare or deep shadow stop counting
 _OFFSET = 6.0  # added before the log so that sensor noise in dark ink does not explode
 
@@ -133,12 +136,27 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
     return (v / np.maximum(norm, 1e-6)).astype(np.float32)
 
 
-def tile_features(crops: np.ndarray) -> np.ndarray:
-    """Tile crops (n, TILE_CROP_PX, TILE_CROP_PX, 3) -> (n, 3 * TILE_CROP_PX**2) unit vectors."""
+def _high_pass(images: np.ndarray, sigma_px: float) -> np.ndarray:
+    """Subtract each channel's blur: light that changes across a piece (a lamp to one side, vignetting) is slow;
+    ink is sharp. Without this a light gradient correlates with whatever template happens to share it."""
+    out = np.empty_like(images)
+    for i, image in enumerate(images):
+        out[i] = image - cv2.GaussianBlur(image, (0, 0), sigma_px, borderType=cv2.BORDER_REFLECT)
+    return out
+
+
+def tile_raw(crops: np.ndarray) -> np.ndarray:
+    """Tile crops (n, TILE_CROP_PX, TILE_CROP_PX, 3) -> unnormalised features (n, TILE_CROP_PX, TILE_CROP_PX, 3)."""
     crops = np.asarray(crops)
     if crops.ndim == 3:
         crops = crops[None]
-    return _normalise(_opponent(_log_ratio(crops)).reshape(len(crops), -1))
+    return _high_pass(_opponent(_log_ratio(crops)), _TILE_HIGH_PASS_PX)
+
+
+def tile_features(crops: np.ndarray) -> np.ndarray:
+    """Tile crops (n, TILE_CROP_PX, TILE_CROP_PX, 3) -> (n, 3 * TILE_CROP_PX**2) unit vectors."""
+    raw = tile_raw(crops)
+    return _normalise(raw.reshape(len(raw), -1))
 
 
 @lru_cache(maxsize=4)
@@ -166,7 +184,7 @@ def coin_polar(crops: np.ndarray) -> np.ndarray:
         crops = crops[None]
     size = crops.shape[1]
     map_x, map_y, disc = _polar_maps(size, COIN_CROP_MM * size / COIN_CROP_PX)
-    logs = _opponent(_log_ratio(crops, disc))
+    logs = _high_pass(_opponent(_log_ratio(crops, disc)), _COIN_HIGH_PASS_PX * size / COIN_CROP_PX)
     out = np.empty((len(crops), 3, COIN_RINGS, COIN_ANGLES), np.float32)
     for i, image in enumerate(logs):
         polar = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

@@ -24,14 +24,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from calibration.profile import (
+    _TILE_HIGH_PASS_PX,
     COIN_ANGLES,
+    COIN_CROP_PX,
     COIN_RINGS,
     TILE_CROP_PX,
     ClassModel,
     PieceSetProfile,
-    _log_ratio,
+    _high_pass,
     _opponent,
     coin_polar,
+    tile_raw,
 )
 from rules.pieces import Suit
 
@@ -99,12 +102,41 @@ class TileReader:
         index = np.arange(n * n * 3).reshape(n, n, 3)
         # A crop of a tile turned k quarter turns clockwise shows the upright face turned: undo with rot90(k).
         self.perms = [np.rot90(index, k, axes=(0, 1)).reshape(-1) for k in range(4)]
+        faces = self.templates[: len(profile.tile_faces.labels)]
+        self.mean_face = faces.mean(axis=0)  # what every face shares: frame, corner symbols, layout
         self.min_score = {side: m.min_score for side, m in models}
         self.min_margin = {side: m.min_margin for side, m in models}
 
+    def _big_features(self, big: np.ndarray, margin: int) -> np.ndarray:
+        """Features of a wide crop, relative to its middle tile-sized window's colour (for :meth:`_align_label`)."""
+        n = TILE_CROP_PX
+        centre = big[margin : margin + n, margin : margin + n].astype(np.float32) + 6.0
+        ref = np.median(centre.reshape(-1, 3), axis=0)
+        logs = np.clip(np.log((big.astype(np.float32) + 6.0) / ref), -2.5, 1.2)
+        return _high_pass(_opponent(logs)[None].astype(np.float32), _TILE_HIGH_PASS_PX)[0]
+
+    def _align_label(self, features: np.ndarray, label: int, turn: int, margin: int) -> tuple[tuple[int, int], float]:
+        """Where (dx, dy crop pixels from the centre) a label's template at a quarter turn fits best in a wide
+        crop's features: the printed face pins the tile's position even where its outline is too faint to fit
+        (white tiles on white paper in bright light) or ambiguous (a printed margin)."""
+
+        t_row = int(np.nonzero(self.label_of == label)[0][0])
+        return self._align_template(features, self.templates[t_row], turn, margin)
+
+    def _align_template(
+        self, features: np.ndarray, vector: np.ndarray, turn: int, margin: int
+    ) -> tuple[tuple[int, int], float]:
+        import cv2
+
+        n = TILE_CROP_PX
+        template = np.ascontiguousarray(np.rot90(vector.reshape(n, n, 3), -turn)).astype(np.float32)
+        result = cv2.matchTemplate(features, template, cv2.TM_CCORR_NORMED)
+        _, fit, _, (bx, by) = cv2.minMaxLoc(result)
+        return (bx - margin, by - margin), float(fit)
+
     def raw(self, crops: np.ndarray) -> np.ndarray:
         """Unnormalised log-ratio features (n, n_px, 3) of the crops."""
-        return _opponent(_log_ratio(crops)).reshape(len(crops), -1, 3)
+        return tile_raw(crops).reshape(len(crops), -1, 3)
 
     def read(self, crops: np.ndarray, masks: np.ndarray | None = None) -> list[Reading]:
         """One Reading per crop. ``masks`` (n, TILE_CROP_PX, TILE_CROP_PX) bool marks pixels known to be covered
@@ -135,8 +167,9 @@ class TileReader:
             out[k] = templates @ x
         return out
 
-    def _decide(self, scores: np.ndarray) -> tuple[int, int, float, float]:
-        """best label, its quarter turn, score, margin over the best other label."""
+    def _per_label(self, vector: np.ndarray, keep: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """Best correlation of each label over the quarter turns, and that turn."""
+        scores = self._scores(vector, keep)
         per_label = np.full(len(self.labels), -1.0)
         turn = np.zeros(len(self.labels), int)
         for t in range(scores.shape[1]):
@@ -145,18 +178,21 @@ class TileReader:
             if scores[k, t] > per_label[label]:
                 per_label[label] = scores[k, t]
                 turn[label] = k
-        order = np.argsort(-per_label)
-        best, second = int(order[0]), int(order[1]) if len(order) > 1 else int(order[0])
-        margin = float(per_label[best] - per_label[second]) if second != best else 1.0
-        return best, int(turn[best]), float(per_label[best]), margin
+        return per_label, turn
 
     def _read_one(self, vector: np.ndarray, keep: np.ndarray | None) -> Reading:
-        scores = self._scores(vector, keep)
-        best, turn, score, margin = self._decide(scores)
+        per_label, turn = self._per_label(vector, keep)
+        return self._judge(vector, per_label, turn, keep)
+
+    def _judge(self, vector: np.ndarray, per_label: np.ndarray, turn: np.ndarray, keep: np.ndarray | None) -> Reading:
+        order = np.argsort(-per_label)
+        best = int(order[0])
+        margin = float(per_label[best] - per_label[int(order[1])]) if len(order) > 1 else 1.0
+        score = float(per_label[best])
         side, suit, rank = self.labels[best]
         min_score, min_margin = self.min_score[side], self.min_margin[side]
         confidence = _confidence(score, margin, min_score, min_margin)
-        angle = 90.0 * turn
+        angle = 90.0 * int(turn[best])
         if side == "back":
             suit, rank = None, None
         if score >= min_score and margin >= min_margin:
@@ -164,13 +200,55 @@ class TileReader:
         if score >= min_score:
             return Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear")
         # Low correlation: covered, or not a tile. Compare cell by cell with the best template.
-        covered, masked_score = self._occlusion(vector, best, turn, keep)
-        if masked_score >= min_score and 0 < covered <= _COVERED_SHARE:
+        covered, masked_score = self._occlusion(vector, best, int(turn[best]), keep)
+        if masked_score >= min_score + 0.1 and 0 < covered <= _COVERED_SHARE:
             return Reading("hidden", side, None, None, angle, masked_score, margin, confidence, "partly hidden",
                            covered)
-        if score >= 0.75 * min_score:
-            return Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear")
         return Reading("none", score=score, margin=margin, confidence=confidence, covered=covered)
+
+    def read_aligned(self, big: np.ndarray, margin: int, candidates: int = 3) -> tuple[Reading, tuple[int, int]]:
+        """Read a crop ``margin`` pixels wider on each side than a tile crop, letting each of the
+        ``candidates`` best labels pull the window to where its template fits best (see :meth:`align`): a
+        label is judged at its own best position, so a pose a couple of millimetres off (a printed margin's
+        inner edge taken for the outline) neither loses the right label nor lends a wrong one a window."""
+        n, m = TILE_CROP_PX, margin
+        windows: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+        def window(dx: int, dy: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            if (dx, dy) not in windows:
+                vector = self.raw(big[None, m + dy : m + dy + n, m + dx : m + dx + n])[0].reshape(-1)
+                windows[(dx, dy)] = (vector, *self._per_label(vector, None))
+            return windows[(dx, dy)]
+
+        _, per_label, turn = window(0, 0)
+        if per_label.max() < 0.25:  # nothing like a tile here: do not search
+            return self._judge(windows[(0, 0)][0], per_label, turn, None), (0, 0)
+        features = self._big_features(big, m)
+        # first the layout every face shares (frame, corner symbols) at each quarter turn: it brings a window a
+        # few millimetres off onto the tile whatever its rank; then each likely label at its best turn
+        best_fit = -1.0
+        for quarter in range(4):
+            (dx, dy), fit = self._align_template(features, self.mean_face, quarter, m)
+            if fit > best_fit:
+                best_fit, shift = fit, (dx, dy)
+        _, per_label2, turn2 = window(*shift)
+        likely = np.argsort(-np.maximum(per_label, per_label2))[:candidates]
+        for label in likely:
+            best_turn = int(turn2[label] if per_label2[label] >= per_label[label] else turn[label])
+            (dx, dy), _ = self._align_label(features, int(label), best_turn, m)
+            window(dx, dy)
+        best_score = np.full(len(self.labels), -1.0)
+        best_turn = np.zeros(len(self.labels), int)
+        best_where = [(0, 0)] * len(self.labels)
+        for where, (_, per, turns) in windows.items():
+            better = per > best_score
+            best_score[better] = per[better]
+            best_turn[better] = turns[better]
+            for label in np.nonzero(better)[0]:
+                best_where[label] = where
+        top = int(np.argmax(best_score))
+        where = best_where[top]
+        return self._judge(windows[where][0], best_score, best_turn, None), where
 
     def _occlusion(self, vector: np.ndarray, label: int, turn: int, keep: np.ndarray | None) -> tuple[float, float]:
         """Share of cells that disagree with the best template, and the correlation without them."""
@@ -220,6 +298,25 @@ class CoinReader:
         self.templates = templates
         self.spectra = np.conj(np.fft.rfft(templates, axis=-1))  # (t, 3R, A/2+1)
 
+    def read_aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int]]:
+        """Read a crop ``margin`` pixels wider on each side than a coin crop, moving the window (coarse to fine)
+        to where the best template correlates most: the polar features need the centre to a fraction of a
+        millimetre, and a coin's rim can be too faint (a light coin on white paper) to fit that well."""
+        n, m = COIN_CROP_PX, margin
+
+        def best_at(shifts: list[tuple[int, int]]) -> tuple[float, tuple[int, int]]:
+            windows = np.stack([big[m + dy : m + dy + n, m + dx : m + dx + n] for dx, dy in shifts])
+            corr = self.correlations(windows).max(axis=(1, 2))
+            k = int(np.argmax(corr))
+            return float(corr[k]), shifts[k]
+
+        step = max(1, m // 2)
+        _, (bx, by) = best_at([(dx, dy) for dx in (-step, 0, step) for dy in (-step, 0, step)])
+        _, (bx, by) = best_at([(bx + dx, by + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+                               if abs(bx + dx) <= m and abs(by + dy) <= m])
+        reading = self.read(big[None, m + by : m + by + n, m + bx : m + bx + n])[0]
+        return reading, (bx, by)
+
     def correlations(self, crops: np.ndarray) -> np.ndarray:
         """(n, t, COIN_ANGLES): correlation of each crop turned by every angle step with every template."""
         polar = coin_polar(crops).reshape(len(crops), -1)
@@ -233,6 +330,7 @@ class CoinReader:
         if len(crops) == 0:
             return []
         corr = self.correlations(crops)
+        polar = None
         readings = []
         for i in range(len(crops)):
             per_label = corr[i].max(axis=1)
@@ -247,12 +345,54 @@ class CoinReader:
             confidence = _confidence(score, margin, min_score, min_margin)
             if score >= min_score and margin >= min_margin:
                 readings.append(Reading("ok", side, suit, rank, angle, score, margin, confidence))
-            elif score >= min_score:
+                continue
+            if score >= min_score:
                 readings.append(Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear"))
-            elif score >= 0.6 * min_score:
-                readings.append(
-                    Reading("hidden", side, None, None, angle, score, margin, confidence, "partly hidden or unclear")
-                )
+                continue
+            if polar is None:
+                polar = coin_polar(crops)
+            covered, masked = self._occlusion(polar[i], best, shift)
+            if masked >= min_score + 0.1 and 0 < covered <= _COVERED_SHARE:
+                readings.append(Reading("hidden", side, None, None, angle, masked, margin, confidence, "partly hidden",
+                                        covered))
             else:
-                readings.append(Reading("none", score=score, margin=margin, confidence=confidence))
+                readings.append(Reading("none", score=score, margin=margin, confidence=confidence, covered=covered))
         return readings
+
+    def _occlusion(self, polar: np.ndarray, template: int, shift: int) -> tuple[float, float]:
+        """Share of the coin (8 sectors, plus the middle) unlike the best template at its best turn, and the
+        correlation over the rest."""
+        x = np.roll(polar.reshape(3, COIN_RINGS, COIN_ANGLES), -shift, axis=-1)
+        t = self.templates[template].reshape(3, COIN_RINGS, COIN_ANGLES)
+        xc = x - x.mean()
+        scale = max(float((xc * t).sum()) / max(float((t * t).sum()), 1e-6), 0.0)
+        residual = ((xc - scale * t) ** 2).sum(axis=0)  # (rings, angles)
+        inner = COIN_RINGS // 3
+        cells = [residual[:inner].mean()] + [
+            residual[inner:, k * COIN_ANGLES // 8 : (k + 1) * COIN_ANGLES // 8].mean() for k in range(8)
+        ]
+        cells = np.array(cells)
+        typical = float(np.median(cells))
+        bad = cells > max(4.0 * typical, 0.02)
+        if not bad.any():
+            return 0.0, -1.0
+        keep = np.ones((COIN_RINGS, COIN_ANGLES), bool)
+        if bad[0]:
+            keep[:inner] = False
+        for k in range(8):
+            if bad[k + 1]:
+                keep[inner:, k * COIN_ANGLES // 8 : (k + 1) * COIN_ANGLES // 8] = False
+        covered = 1.0 - float(keep.mean())
+        xk = x[:, keep].ravel()
+        xk = xk - xk.mean()
+        xk /= max(float(np.linalg.norm(xk)), 1e-6)
+        best = -1.0
+        for j in range(len(self.templates)):
+            tk = self.templates[j].reshape(3, COIN_RINGS, COIN_ANGLES)
+            # the other templates at their own best turn for this crop
+            rolled = [np.roll(tk, s, axis=-1)[:, keep].ravel() for s in range(0, COIN_ANGLES, 2)]
+            tk_all = np.array(rolled)
+            tk_all = tk_all - tk_all.mean(axis=1, keepdims=True)
+            tk_all /= np.maximum(np.linalg.norm(tk_all, axis=1, keepdims=True), 1e-6)
+            best = max(best, float((tk_all @ xk).max()))
+        return covered, best

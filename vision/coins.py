@@ -188,7 +188,7 @@ def _fine_fit(gx, gy, radius, reach, out):  # pragma: no cover - numba
                 cx = cx0 + ox + ix * step
                 cy = cy0 + oy + iy * step
                 for ir in range(-2, 3):
-                    r = (radius if stage == 0 else orad) + ir * (0.4 if stage == 0 else 0.2)
+                    r = (radius if stage == 0 else orad) + ir * (0.5 if stage == 0 else 0.25)
                     plus = 0.0
                     minus = 0.0
                     for k in range(rays):
@@ -203,7 +203,9 @@ def _fine_fit(gx, gy, radius, reach, out):  # pragma: no cover - numba
                                 plus += min(along, 40.0)
                             else:
                                 minus += min(-along, 40.0)
-                    score = max(plus, minus)  # a rim is darker or lighter than the face all round
+                    # the top face ends where the coin's shaded side begins: darker outward (gradient inward);
+                    # the side's far edge and the shadow's (darker inward) would make the coin look too big
+                    score = minus
                     if score > best:
                         best = score
                         bx = ox + ix * step

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -56,13 +56,21 @@ from vision.errors import VisionError
 from vision.pieces import DetectedPiece, Detection
 from vision.rectify import TableView
 from vision.segment import EdgeMap, coin_votes, edge_map
-from vision.tiles import SquareFit, fit_squares, refine_tiles, tile_candidates
+from vision.tiles import refine_tiles, tile_candidates
 
 __all__ = ["Detector", "Shapes", "detect_pieces", "survey_teach_photo", "ALL_KINDS"]
 
 ALL_KINDS = ("tile", "coin", "pawn", "die", "pyramid")
 _FIGURE_KINDS = ("pawn", "die", "pyramid")
-_TILE_SIDES_MIN = 0.4  # second-weakest side support for a tile candidate to be read at all
+_COIN_ALIGN_PX = 4  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the rim's centre
+_ALIGN_PX = 4  # tile crops: how far (crop pixels, ~1.2 mm each) the printed face may pull the fitted pose
+
+
+def _outline_usable(support: tuple[float, float, float, float]) -> bool:
+    """Enough of a tile's outline to read it: two adjacent sides (they pin a corner) or three of four."""
+    left, right, top, bottom = support
+    corner = max(min(left, top), min(top, right), min(right, bottom), min(bottom, left))
+    return corner >= 0.5 or sorted(support)[1] >= 0.4
 _COIN_SUPPORT_MIN = 0.6
 
 
@@ -72,7 +80,7 @@ class Shapes:
 
     view: object  # calibration.rectify.Rectified
     edges: EdgeMap
-    squares: list[SquareFit]
+    hist: np.ndarray  # edge directions modulo 90 degrees (1-degree bins)
     circles: list[CircleFit]
     timings_ms: dict[str, float]
 
@@ -124,11 +132,9 @@ class Detector:
         p = self.view.px_per_mm
         votes, hist = coin_votes(edges, COIN_MM * p)
         start = _tick(timings, "edges", start)
-        squares = fit_squares(edges, tile_candidates(edges, hist, TILE_MM * p), TILE_MM * p)
-        start = _tick(timings, "tiles", start)
         circles = fit_circles(edges, coin_candidates(votes, COIN_MM * p, 2.0), COIN_MM * p)
         _tick(timings, "coins", start)
-        return Shapes(view, edges, squares, circles, timings)
+        return Shapes(view, edges, hist, circles, timings)
 
     def _check(self, image: np.ndarray) -> None:
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
@@ -177,39 +183,49 @@ class Detector:
             return []
 
     # -- tiles -----------------------------------------------------------------------------------------------
-    def _tile_poses(self, squares: Sequence[SquareFit]) -> tuple[np.ndarray, np.ndarray]:
-        """Footprint centres (n, 2) mm and rotations (n,) of fitted squares (the top face is raised)."""
-        if not squares:
-            return np.zeros((0, 2)), np.zeros(0)
-        centres = self._lift(np.array([[s.x, s.y] for s in squares]), self.profile.tile_thickness_mm)
-        return centres, np.array([s.angle_deg for s in squares])
-
-    def _read_tiles(self, image: np.ndarray, shapes: Shapes) -> list[DetectedPiece]:
-        squares = [s for s in shapes.squares if sorted(s.support)[1] >= _TILE_SIDES_MIN]
-        centres, angles = self._tile_poses(squares)
+    def _examine_tiles(
+        self, image: np.ndarray, centres: np.ndarray, angles: np.ndarray, need_outline: bool = True
+    ) -> list[_TileFinding]:
+        """Fit each tile candidate in the raw frame and read it; candidates with no outline are dropped unless
+        ``need_outline`` is False (where the grid says a tile should be: its face alone may show it)."""
         height = self.profile.tile_thickness_mm
         fine = refine_tiles(image, self.calibration, centres, angles, height)
-        if squares:
-            centres = centres + np.array([[f.dx_mm, f.dy_mm] for f in fine])
-            angles = angles + np.array([f.dangle_deg for f in fine])
-            squares = [SquareFit(s.x, s.y, s.angle_deg, s.width, s.height, f.support, s.score)
-                       for s, f in zip(squares, fine, strict=True)]
-        crops = sample_crops(image, self.calibration, centres, angles, height, TILE_CROP_MM, TILE_CROP_PX)
-        readings = self.tile_reader.read(crops)
-        found: list[tuple[float, DetectedPiece]] = []
-        for square, centre, angle, reading in zip(squares, centres, angles, readings, strict=True):
-            if reading.status == "none":
-                continue
-            piece = self._tile_piece(centre, angle, reading, square)
-            rank = {"ok": 3.0, "unclear": 1.0, "hidden": 2.0}[reading.status] + reading.score
-            found.append((rank, piece))
-        return _non_overlapping(found, 0.8 * TILE_MM)
+        keep = [i for i, f in enumerate(fine) if not need_outline or _outline_usable(f.support)]
+        if not keep:
+            return []
+        centres = np.array([centres[i] + [fine[i].dx_mm, fine[i].dy_mm] for i in keep])
+        angles = np.array([angles[i] + fine[i].dangle_deg for i in keep])
+        m, n = _ALIGN_PX, TILE_CROP_PX
+        big = sample_crops(image, self.calibration, centres, angles, height, TILE_CROP_MM * (n + 2 * m) / n, n + 2 * m)
+        findings = []
+        for k, (i, centre, angle) in enumerate(zip(keep, centres, angles, strict=True)):
+            reading, (dx, dy) = self.tile_reader.read_aligned(big[k], m)
+            if dx or dy:
+                a = math.radians(angle)
+                mm = TILE_CROP_MM / n
+                step = np.array([dx * math.cos(a) - dy * math.sin(a), dx * math.sin(a) + dy * math.cos(a)])
+                centre = centre + mm * step
+            findings.append(_TileFinding(centre, float(angle), reading, fine[i].support))
+        return findings
 
-    def _tile_piece(self, centre: np.ndarray, angle: float, reading: Reading, square: SquareFit) -> DetectedPiece:
+    def _read_tiles(self, image: np.ndarray, shapes: Shapes) -> list[DetectedPiece]:
+        p = self.view.px_per_mm
+        candidates = tile_candidates(shapes.edges, shapes.hist, TILE_MM * p)
+        centres = self._lift(candidates[:, :2], self.profile.tile_thickness_mm) if len(candidates) else np.zeros((0, 2))
+        findings = self._examine_tiles(image, centres, candidates[:, 2] if len(candidates) else np.zeros(0))
+        proposed: list[np.ndarray] = []
+        for _round in range(6):  # lattice completion: grids grow from the tiles found into faint-edged ones
+            accepted = _best_tiles(findings)
+            proposals = _lattice_proposals(accepted, proposed, self.view)
+            if len(proposals) == 0:
+                break
+            proposed += list(proposals[:, :2])
+            findings += self._examine_tiles(image, proposals[:, :2], proposals[:, 2], need_outline=False)
+        return [self._tile_piece(f.centre, f.angle_deg, f.reading, f.support) for f in _best_tiles(findings)]
+
+    def _tile_piece(self, centre: np.ndarray, angle: float, reading: Reading, support) -> DetectedPiece:
         uncertain = reading.status != "ok"
         reason = reading.reason
-        if not uncertain and square.complete < 0.25:
-            uncertain, reason = True, "outline incomplete"
         outline = self._outline_px(centre, angle + reading.angle_deg, TILE_MM, self.profile.tile_thickness_mm)
         return DetectedPiece(
             Kind.TILE,
@@ -248,8 +264,7 @@ class Detector:
             if reading.status == "none":
                 out.append(tile)
                 continue
-            square = SquareFit(0, 0, angle, TILE_MM, TILE_MM, (1.0, 1.0, 1.0, 1.0), 4.0)
-            out.append(self._tile_piece(np.array([tile.x_mm, tile.y_mm]), angle, reading, square))
+            out.append(self._tile_piece(np.array([tile.x_mm, tile.y_mm]), angle, reading, None))
         return out
 
     # -- coins -----------------------------------------------------------------------------------------------
@@ -270,9 +285,14 @@ class Detector:
         base, heights = base[keep], heights[keep]
         if not circles:
             return []
-        crops = sample_crops(image, self.calibration, centres, np.zeros(len(circles)), heights, COIN_CROP_MM,
-                             COIN_CROP_PX)
-        readings = self.coin_reader.read(crops)
+        m, n = _COIN_ALIGN_PX, COIN_CROP_PX
+        big = sample_crops(image, self.calibration, centres, np.zeros(len(circles)), heights,
+                           COIN_CROP_MM * (n + 2 * m) / n, n + 2 * m)
+        readings = []
+        for k in range(len(circles)):
+            reading, (dx, dy) = self.coin_reader.read_aligned(big[k], m)
+            centres[k] = centres[k] + np.array([dx, dy]) * COIN_CROP_MM / n  # the crop is not turned
+            readings.append(reading)
         found: list[tuple[float, DetectedPiece]] = []
         for circle, centre, h0, h, reading in zip(circles, centres, base, heights, readings, strict=True):
             if reading.status == "none":
@@ -304,6 +324,64 @@ class Detector:
         a = np.linspace(0, 2 * math.pi, 32, endpoint=False)
         ring = centre[None] + COIN_MM / 2 * np.column_stack([np.cos(a), np.sin(a)])
         return self.calibration.table_to_pixel(ring, height)
+
+
+@dataclass(frozen=True)
+class _TileFinding:
+    """A tile candidate fitted and read: footprint centre (mm), rotation of the crop, the reading."""
+
+    centre: np.ndarray
+    angle_deg: float
+    reading: Reading
+    support: tuple[float, float, float, float]
+
+    @property
+    def rank(self) -> float:
+        return {"ok": 3.0, "hidden": 2.0, "unclear": 1.0, "none": 0.0}[self.reading.status] + self.reading.score
+
+
+def _best_tiles(findings: list[_TileFinding]) -> list[_TileFinding]:
+    """The findings that are tiles, best first, none overlapping another (tiles lie side by side)."""
+    kept: list[_TileFinding] = []
+    for f in sorted((f for f in findings if f.reading.status != "none"), key=lambda f: -f.rank):
+        if all(np.hypot(*(f.centre - k.centre)) >= 0.8 * TILE_MM for k in kept):
+            kept.append(f)
+    return kept
+
+
+_DEFAULT_GAP_MM = 3.0  # between the touching grids of Slide Jam and Easy Slider's 5 mm: fits reach both
+
+
+def _lattice_proposals(tiles: list[_TileFinding], tried: list[np.ndarray], view: TableView) -> np.ndarray:
+    """Where the neighbours of the tiles found would be (rows x, y mm, angle), at the grid's pitch, skipping
+    places taken or already proposed (a candidate that failed there may have been a few millimetres off)."""
+    if not tiles:
+        return np.zeros((0, 3))
+    centres = np.array([t.centre for t in tiles])
+    gaps = []
+    for t in tiles:
+        d = np.linalg.norm(centres - t.centre, axis=1)
+        near = d[(d > TILE_MM - 2.0) & (d < TILE_MM + 15.0)]
+        gaps += list(near - TILE_MM)
+    gap = float(np.median(gaps)) if gaps else _DEFAULT_GAP_MM
+    pitch = TILE_MM + max(gap, 0.0)
+    known = np.array([*tried, *centres]) if tried else centres
+    out = []
+    x0, y0, x1, y1 = view.bounds_mm
+    for t in tiles:
+        a = math.radians(t.angle_deg)
+        u = np.array([math.cos(a), math.sin(a)])
+        v = np.array([-math.sin(a), math.cos(a)])
+        for step in (u, -u, v, -v):
+            spot = t.centre + pitch * step
+            if not (x0 + 25 < spot[0] < x1 - 25 and y0 + 25 < spot[1] < y1 - 25):
+                continue
+            if np.min(np.linalg.norm(known - spot, axis=1)) < 0.6 * TILE_MM:
+                continue
+            if out and np.min(np.linalg.norm(np.array(out)[:, :2] - spot, axis=1)) < 0.6 * TILE_MM:
+                continue
+            out.append([spot[0], spot[1], t.angle_deg % 90.0])
+    return np.array(out).reshape(-1, 3)
 
 
 def _inside(tile: DetectedPiece, x: float, y: float, margin: float = 0.0) -> bool:
@@ -380,17 +458,19 @@ def survey_teach_photo(image: np.ndarray, calibration: Calibration, name: str = 
     p = detector.view.px_per_mm
     tiles_thick, coin_thick = 3.0, 3.0
     # tiles: complete outlines only (the layout has gaps), best first, no overlaps
-    squares = sorted((s for s in shapes.squares if s.complete >= 0.6), key=lambda s: -sum(s.support))
-    kept: list[SquareFit] = []
-    for s in squares:
-        if all(math.hypot(s.x - k.x, s.y - k.y) >= 0.8 * TILE_MM * p for k in kept):
-            kept.append(s)
-    tile_centres = detector._lift(np.array([[s.x, s.y] for s in kept]).reshape(-1, 2), tiles_thick)
+    candidates = tile_candidates(shapes.edges, shapes.hist, TILE_MM * p)
+    centres = detector._lift(candidates[:, :2], tiles_thick) if len(candidates) else np.zeros((0, 2))
     # "up" is the quarter turn nearest the table's up (the layout is laid square to the table)
-    tile_angles = np.array([((s.angle_deg + 45.0) % 90.0) - 45.0 for s in kept])
-    fine = refine_tiles(image, calibration, tile_centres, tile_angles, tiles_thick)
-    tile_centres = tile_centres + np.array([[f.dx_mm, f.dy_mm] for f in fine]).reshape(-1, 2)
-    tile_angles = tile_angles + np.array([f.dangle_deg for f in fine])
+    angles = ((candidates[:, 2] + 45.0) % 90.0) - 45.0 if len(candidates) else np.zeros(0)
+    fine = refine_tiles(image, calibration, centres, angles, tiles_thick)
+    order = sorted((i for i, f in enumerate(fine) if f.complete >= 0.4), key=lambda i: -sum(fine[i].support))
+    kept: list[int] = []
+    for i in order:
+        here = centres[i] + [fine[i].dx_mm, fine[i].dy_mm]
+        if all(np.hypot(*(here - centres[k] - [fine[k].dx_mm, fine[k].dy_mm])) >= 0.8 * TILE_MM for k in kept):
+            kept.append(i)
+    tile_centres = np.array([centres[i] + [fine[i].dx_mm, fine[i].dy_mm] for i in kept]).reshape(-1, 2)
+    tile_angles = np.array([angles[i] + fine[i].dangle_deg for i in kept])
     tile_context = sample_crops(image, calibration, tile_centres, tile_angles, tiles_thick, TILE_CONTEXT_MM,
                                 TILE_CONTEXT_PX)
     tiles = [TeachPiece(float(c[0]), float(c[1]), float(a), crop)

@@ -25,7 +25,6 @@ from vision.segment import EdgeMap, dominant_angles, peaks, square_response
 __all__ = ["SquareFit", "TileFit", "tile_candidates", "fit_squares", "refine_tiles"]
 
 _PROFILES = 13  # profiles per side
-_REACH = 7.0  # how far (view px) across the expected edge a profile looks
 _STEP = 0.5
 
 
@@ -108,9 +107,9 @@ def _normal_strength(gx, gy, x, y, nx, ny, cap):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
-def _profiles(gx, gy, cx, cy, theta, half, length, cap, prof, ts):  # pragma: no cover - numba
+def _profiles(gx, gy, cx, cy, theta, half, length, cap, prof, ts, span):  # pragma: no cover - numba
     """Edge strength across each side at the pose (cx, cy, theta): prof[side, k, j] for profile k along the
-    side and offset j (outward positive) in steps of _STEP from -_REACH to +_REACH; capped to 0..1."""
+    side and offset j (outward positive) in steps of _STEP from -span to +span; capped to 0..1."""
     ux = math.cos(theta)
     uy = math.sin(theta)
     vx = -uy
@@ -130,16 +129,16 @@ def _profiles(gx, gy, cx, cy, theta, half, length, cap, prof, ts):  # pragma: no
             t = (-0.42 + 0.84 * k / (k_count - 1)) * length
             ts[k] = t
             for j in range(steps):
-                d = -_REACH + j * _STEP
+                d = -span + j * _STEP
                 px = cx + (half + d) * nx + t * tx
                 py = cy + (half + d) * ny + t * ty
                 prof[side, k, j] = _normal_strength(gx, gy, px, py, nx, ny, cap)
 
 
 @njit(cache=True, nogil=True)
-def _at(prof, side, k, d):  # pragma: no cover - numba
+def _at(prof, side, k, d, span):  # pragma: no cover - numba
     """Profile value at offset d (linear interpolation; 0 outside)."""
-    x = (d + _REACH) / _STEP
+    x = (d + span) / _STEP
     steps = prof.shape[2]
     if x < 0.0 or x > steps - 1.001:
         return 0.0
@@ -152,11 +151,13 @@ def _at(prof, side, k, d):  # pragma: no cover - numba
 def _fit_squares(gx, gy, cands, side, cap, edge_min, reach, out):  # pragma: no cover - numba
     half = side / 2.0
     k_count = _PROFILES
-    steps = int(2 * _REACH / _STEP) + 1
+    span = reach + 3.0  # profiles reach past the largest shift
+    steps = int(2 * span / _STEP) + 1
     prof = np.zeros((4, k_count, steps))
     ts = np.zeros(k_count)
     offsets = np.zeros(4)
-    shifts = np.arange(-int(2 * reach), int(2 * reach) + 1) * 0.5  # centre moves, px
+    wide = np.arange(-int(2 * reach), int(2 * reach) + 1) * 0.5  # centre moves, px: first round
+    narrow = np.arange(-4, 5) * 0.5  # second round, around the first's result
     rotations = np.arange(-10, 11) * math.radians(0.3)
     for i in range(cands.shape[0]):
         cx = cands[i, 0]
@@ -166,7 +167,8 @@ def _fit_squares(gx, gy, cands, side, cap, edge_min, reach, out):  # pragma: no 
         best_v = 0.0
         best_r = 0.0
         for _round in range(2):
-            _profiles(gx, gy, cx, cy, theta, half, side, cap, prof, ts)
+            shifts = wide if _round == 0 else narrow
+            _profiles(gx, gy, cx, cy, theta, half, side, cap, prof, ts, span)
             best = -1.0
             for r in rotations:
                 # offsets of each side's edge at profile k for a centre shift (du, dv) and a turn r:
@@ -174,18 +176,25 @@ def _fit_squares(gx, gy, cands, side, cap, edge_min, reach, out):  # pragma: no 
                 top_u = -1.0
                 arg_u = 0.0
                 for du in shifts:
-                    score = 0.0
+                    left = 0.0
+                    right = 0.0
                     for k in range(k_count):
-                        score += _at(prof, 0, k, -du + r * ts[k]) + _at(prof, 1, k, du - r * ts[k])
+                        left += _at(prof, 0, k, -du + r * ts[k], span)
+                        right += _at(prof, 1, k, du - r * ts[k], span)
+                    # concave in each side: two sides half found beat one side twice over and one not at all
+                    score = math.sqrt(left) + math.sqrt(right)
                     if score > top_u:
                         top_u = score
                         arg_u = du
                 top_v = -1.0
                 arg_v = 0.0
                 for dv in shifts:
-                    score = 0.0
+                    top = 0.0
+                    bottom = 0.0
                     for k in range(k_count):
-                        score += _at(prof, 2, k, -dv - r * ts[k]) + _at(prof, 3, k, dv + r * ts[k])
+                        top += _at(prof, 2, k, -dv - r * ts[k], span)
+                        bottom += _at(prof, 3, k, dv + r * ts[k], span)
+                    score = math.sqrt(top) + math.sqrt(bottom)
                     if score > top_v:
                         top_v = score
                         arg_v = dv
@@ -201,13 +210,13 @@ def _fit_squares(gx, gy, cands, side, cap, edge_min, reach, out):  # pragma: no 
             theta += best_r
         # support of each side at the final pose: profiles with an edge within a pixel of the outline;
         # and where each side's own edge is (the sum over its profiles peaks there): the square's size
-        _profiles(gx, gy, cx, cy, theta, half, side, cap, prof, ts)
+        _profiles(gx, gy, cx, cy, theta, half, side, cap, prof, ts, span)
         for s in range(4):
             found = 0
             for k in range(k_count):
                 top = 0.0
                 for j in range(steps):
-                    d = -_REACH + j * _STEP
+                    d = -span + j * _STEP
                     if abs(d) <= 1.01 and prof[s, k, j] > top:
                         top = prof[s, k, j]
                 if top >= edge_min:
@@ -221,7 +230,7 @@ def _fit_squares(gx, gy, cands, side, cap, edge_min, reach, out):  # pragma: no 
                     total += prof[s, k, j]
                 if total > best_sum:
                     best_sum = total
-                    best_d = -_REACH + j * _STEP
+                    best_d = -span + j * _STEP
             offsets[s] = best_d
         out[i, 0] = cx
         out[i, 1] = cy
@@ -247,7 +256,7 @@ def fit_squares(edges: EdgeMap, candidates: np.ndarray, side_px: float) -> list[
 # ------------------------------------------------------------------------------------------------------------
 # Fine fit in the raw frame
 # ------------------------------------------------------------------------------------------------------------
-FINE_CONTEXT_MM = 62.0
+FINE_CONTEXT_MM = 68.0
 FINE_PX_PER_MM = 2.0
 
 
@@ -294,7 +303,7 @@ def refine_tiles(
         # No saturation here: the strongest consistent outline must win over a printed margin's inner edge, and
         # a small turn must change the score (saturated plateaus would make every turn tie).
         cap = max(float(np.percentile(magnitude, 99.5)), 4.0)
-        _fit_squares(gx, gy, cand, side, cap, 0.12, 3.0 * FINE_PX_PER_MM, out)
+        _fit_squares(gx, gy, cand, side, cap, 0.12, 4.5 * FINE_PX_PER_MM, out)
         du = (out[0, 0] - centre) / FINE_PX_PER_MM
         dv = (out[0, 1] - centre) / FINE_PX_PER_MM
         a = math.radians(angle)
