@@ -168,6 +168,12 @@ def measure_frame(result, calibration, seconds: float, found) -> dict:
                     "pose": f.pose.value} for f in found if not f.uncertain and f.color and f.size and f.pose]
     abstain = any(f.uncertain for f in found) or any(f is None for _, f in pairs)
     scores_equal = None
+    # a pair whose true gap is within 0.5 mm of one Small height decides the score by less than the measuring
+    # accuracy aimed at: no camera can call it, so such frames are counted apart
+    upright = [p for p in true_placed if p["pose"] == "upright"]
+    borderline = any(abs(gap(a["x_mm"], a["y_mm"], a["angle_deg"], a["size"], b["x_mm"], b["y_mm"], b["angle_deg"],
+                             b["size"]) - SMALL_HEIGHT_MM) < 0.5 and a["size"] != b["size"]
+                     for i, a in enumerate(upright) for b in upright[i + 1 :])
     if not abstain:
         try:
             scores_equal = score_positions(seen_placed).points == score_positions(true_placed).points
@@ -180,6 +186,7 @@ def measure_frame(result, calibration, seconds: float, found) -> dict:
         "gaps": gaps,
         "extras": len(extras),
         "scores_equal": scores_equal,
+        "borderline": borderline,
     }
 
 
@@ -228,9 +235,13 @@ def summarise(frames: list[dict], title: str) -> str:
     lines.append("")
     lines.append(f"Gaps within 0.5 mm of the truth: {100 * within:.1f} % of all pairs, {100 * within_close:.1f} % of "
                  "the close pairs.")
-    judged = [f["scores_equal"] for f in frames if f["scores_equal"] is not None]
+    judged = [f for f in frames if f["scores_equal"] is not None]
+    clear = [f["scores_equal"] for f in judged if not f["borderline"]]
+    close_call = [f["scores_equal"] for f in judged if f["borderline"]]
     lines.append(f"Frames judged (nothing uncertain or missed): {len(judged)} of {len(frames)}; scores equal to the "
-                 f"truth's in {sum(judged)} of them.")
+                 f"truth's in {sum(clear)} of the {len(clear)} without a borderline pair, and in {sum(close_call)} of "
+                 f"the {len(close_call)} where some scoring pair's true gap is within 0.5 mm of one Small height "
+                 "(too close to call by measurement).")
     lines.append("")
     lines += ["| resolution | frames | detection time per frame (s): mean | max |", "|---|---|---|---|"]
     for res in sorted({f["resolution"] for f in frames}):

@@ -226,11 +226,14 @@ def _inside_colour(image: np.ndarray, hull_px: np.ndarray) -> np.ndarray:
 
 def refine_pose(image: np.ndarray, calibration: Calibration | Projector, model: FigureModel, pose, base_h: float = 0.0,
                 iterations: int = 7, reach_px: float = 6.0, spacing_px: float = 1.5, min_strength: float = 10.0,
-                fixed_angle: bool = False, background=None, inner_weight: float = 0.0) -> EdgeFit:
+                fixed_angle: bool = False, background=None, inner_weight: float = 0.0,
+                table_like: bool = False) -> EdgeFit:
     """Sub-pixel pose from the silhouette edges in ``image`` (float32 BGR, lightly smoothed). See the module
     docstring. ``min_strength``: the colour step per pixel (0-255 units, as a vector) below which a sample has
     no edge. ``background``: a function from frame pixels (n, 2) to the table's colour there without pieces
-    (n, 3): the outside colour for the polarity test (default: the colour just beyond the search window)."""
+    (n, 3): the outside colour for the polarity test (default: the colour just beyond the search window).
+    ``table_like``: also weigh each step by how much what lies just beyond it looks like that table colour
+    (off by default: a piece's own shadow then wins over its edge)."""
     pose = np.array(pose, dtype=np.float64)
     n_params = 2 if fixed_angle else 3
     proj = projector_for(calibration)
@@ -270,8 +273,9 @@ def refine_pose(image: np.ndarray, calibration: Calibration | Projector, model: 
         # search about the outline as it appears: the model's outline moved out by the fitted ``grow``
         centres = pts + normals * np.where(outline, grow, 0.0)[:, None]
         step_px = 0.5 if reach > 2.5 else 0.25  # coarse steps while the search is wide
-        offsets, strength = _edge_offsets(image, centres, normals, unit, reach, step_px, outside=outside if
-                                          background is not None else None, tolerance=0.4 * contrast_norm[:, 0])
+        offsets, strength = _edge_offsets(image, centres, normals, unit, reach, step_px,
+                                          outside=outside if table_like else None,
+                                          tolerance=0.4 * contrast_norm[:, 0])
         if weak.any():
             off_u, str_u = _edge_offsets(image, centres[weak], normals[weak], None, reach, step_px)
             offsets[weak], strength[weak] = off_u, str_u

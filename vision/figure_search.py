@@ -46,6 +46,7 @@ from vision.pyramids import PYRAMID_MODELS, classify_pyramid_color, model_size_p
 __all__ = ["find_figures", "FigureSearch"]
 
 _MIN_SUPPORT = 0.5  # share of the outline that must sit on edges for a confident piece
+_SURE_SUPPORT = 0.8  # a fit this well supported is not questioned further
 _SPLIT_IOU = 0.68  # below this overlap no single model explains a blob: try cutting it
 _OBSTRUCTION_MM2 = 3000.0  # a blob bigger than any group of figures: a hand, an arm, a box
 _NEAR_MM = 2.5
@@ -351,6 +352,16 @@ def _explain(search: FigureSearch, blob: Blob, depth: int) -> list[DetectedPiece
                 out.extend(_explain(search, part, depth + 1))
             if out:
                 return out
+    elif good and depth < 2 and best.fit is not None and best.fit.support < _SURE_SUPPORT:
+        # One model explains the blob passably; two pieces of different colours touching can too (a Large
+        # over a Medium and a Small side by side). Explaining the colours apart must do clearly better to win
+        # (a piece half over a printed marker also shows two colours).
+        parts = split_by_colour(search.view, blob, min_part_mm2=_MIN_FIGURE_MM2)
+        if len(parts) > 1:
+            out = [p for part in parts for p in _explain(search, part, depth + 1)]
+            sure = [p for p in out if not p.uncertain]
+            if len(sure) >= 2 and min(p.confidence for p in sure) > best.fit.support + 0.1:
+                return out
     if best.coarse.iou < 0.45:
         return []  # nothing like a figure (a scrap of shadow, a printed mark)
     piece = _report(search, blob, best, cands[1:])
@@ -444,7 +455,7 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         if vote.ambiguous:
             reasons.append(vote.reason or "colour unclear")
     uncertain = bool(reasons)
-    return DetectedPiece(
+    piece = DetectedPiece(
         kind=kind,
         x_mm=float(x),
         y_mm=float(y),
@@ -456,6 +467,7 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         height_mm=float(best.base_h),
         **fields,
     )
+    return piece
 
 
 def _outline_support(cand: _Candidate) -> float:

@@ -1,0 +1,240 @@
+"""Looney pyramids on rendered frames (tests/tablescene): sizes, poses, colours, footprints, gaps, hands.
+
+Frames are calibrated from the A4 sheet in them, as a user would; the truth is the renderer's. Thresholds are
+what the detector reaches with some margin (see benchmarks/bench_shuffleboard.py for the distributions), not
+what it happens to score on one frame.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+from tablescene import CameraSpec, Hand, Lighting, PyramidPiece, Scene, render, shuffleboard_scatter
+
+from calibration.table_calibration import calibrate_from_sheet
+from rules.martian_shuffleboard import footprint, polygon_distance, score_positions
+from rules.pieces import Kind, PyramidPose, PyramidSize
+from vision.figure_models import pyramid_model, silhouette_mm, to_table_plane
+from vision.figure_projection import Projector
+from vision.figures import detect_figures
+from vision.pyramids import classify_pyramid_color
+
+
+def _nearest(found, truth, max_mm: float = 6.0):
+    best = min(found, key=lambda f: math.hypot(f.x_mm - truth.x_mm, f.y_mm - truth.y_mm), default=None)
+    if best is None or math.hypot(best.x_mm - truth.x_mm, best.y_mm - truth.y_mm) > max_mm:
+        return None
+    return best
+
+
+def _angle_error(a: float, b: float, period: float) -> float:
+    return abs((a - b + period / 2) % period - period / 2)
+
+
+# ----------------------------------------------------------------------------------------------------- frames
+# Every size, upright and flat, eight colours; a touching pair (0.6 mm apart) and one Small next to a Large.
+MIXED = [
+    PyramidPiece("red", "large", "upright", 40, 60, 10),
+    PyramidPiece("yellow", "medium", "upright", 95, 55, 35),
+    PyramidPiece("green", "small", "upright", 145, 60, 70),
+    PyramidPiece("blue", "large", "flat", 205, 70, 120),
+    PyramidPiece("black", "medium", "upright", 45, 140, 20),
+    PyramidPiece("orange", "small", "flat", 100, 140, 250),
+    PyramidPiece("purple", "medium", "flat", 160, 150, 30),
+    PyramidPiece("cyan", "large", "upright", 225, 150, 55),
+    PyramidPiece("blue", "medium", "upright", 60, 230, 0),
+    PyramidPiece("red", "small", "upright", 60 + 19.8 / 2 + 0.6 + 14.3 / 2, 230, 0),
+    PyramidPiece("green", "large", "upright", 170, 235, 40),
+    PyramidPiece("yellow", "small", "upright", 200, 245, 15),
+]
+FRAMES = {
+    # (pieces, table, tilt, distance, resolution)
+    "felt-tilted": (MIXED, "felt", 25.0, 650.0, (1640, 1232)),
+    "wood-straight": (MIXED, "wood", 5.0, 700.0, (2304, 1296)),
+}
+
+
+@pytest.fixture(scope="module")
+def frames():
+    out = {}
+    for name, (pieces, table, tilt, distance, resolution) in FRAMES.items():
+        scene = Scene(pieces=pieces, table=table, sheet="a4", lighting=Lighting(lamp_mm=(
+            300.0, -200.0, 1500.0)))
+        spec = CameraSpec(resolution=resolution, distance_mm=distance, tilt_deg=tilt, target_mm=(135, 150))
+        result = render(scene, spec, seed=3)
+        calibration = calibrate_from_sheet(result.image)
+        found = detect_figures(result.image, calibration, kinds=("pyramid",))
+        out[name] = (result, calibration, found)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(FRAMES))
+def test_sizes_poses_colours_and_footprints(frames, name):
+    result, _, found = frames[name]
+    truths = result.of_kind("pyramid")
+    confident = 0
+    for t in truths:
+        f = _nearest(found, t)
+        assert f is not None, f"{t.color} {t.size} {t.pose} not found"
+        assert f.kind is Kind.PYRAMID
+        if f.uncertain:
+            continue  # allowed (never a wrong confident answer), counted below
+        confident += 1
+        assert f.size is PyramidSize(t.size), (t.color, t.size, t.pose, f.size)
+        assert f.pose is PyramidPose(t.pose), (t.color, t.size, t.pose, f.pose)
+        assert f.color == t.color, (t.color, f.color)
+        error = math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm)
+        if t.pose == "upright":
+            assert error < 0.8, (t.color, t.size, error)
+            assert _angle_error(f.angle_deg, t.angle_deg, 90.0) < 4.0, (t.color, t.size, f.angle_deg, t.angle_deg)
+        else:
+            assert error < 1.5, (t.color, t.size, error)
+            assert _angle_error(f.apex_deg, t.angle_deg, 360.0) < 5.0, (t.color, t.size, f.apex_deg, t.angle_deg)
+    assert confident >= len(truths) - 1
+    assert len(found) <= len(truths)  # nothing made up
+
+
+@pytest.mark.parametrize("name", sorted(FRAMES))
+def test_touching_pair_gap_and_centre_error_budget(frames, name):
+    """The 0.6 mm gap between the blue Medium and the red Small, and every pair's gap error."""
+    result, _, found = frames[name]
+    upright = [(t, _nearest(found, t)) for t in result.of_kind("pyramid") if t.pose == "upright"]
+    upright = [(t, f) for t, f in upright if f is not None and not f.uncertain]
+    errors = []
+    for i in range(len(upright)):
+        for j in range(i + 1, len(upright)):
+            (ta, fa), (tb, fb) = upright[i], upright[j]
+            true_gap = polygon_distance(footprint(ta.x_mm, ta.y_mm, ta.angle_deg, PyramidSize(ta.size).base_mm),
+                                        footprint(tb.x_mm, tb.y_mm, tb.angle_deg, PyramidSize(tb.size).base_mm))
+            seen_gap = polygon_distance(footprint(fa.x_mm, fa.y_mm, fa.angle_deg, fa.size.base_mm),
+                                        footprint(fb.x_mm, fb.y_mm, fb.angle_deg, fb.size.base_mm))
+            errors.append(abs(seen_gap - true_gap))
+            if {ta.color, tb.color} == {"blue", "red"} and {ta.size, tb.size} == {"medium", "small"}:
+                assert abs(true_gap - 0.6) < 0.05
+                # touching pieces blur into each other: the worst case measured (see the handoff), not 0.5 mm
+                assert abs(seen_gap - true_gap) < 0.8
+    errors = np.array(errors)
+    assert len(errors) >= 15
+    assert np.mean(errors <= 0.5) >= 0.8
+    assert errors.max() < 1.5
+
+
+def test_scores_match_the_truth(frames):
+    result, _, found = frames["wood-straight"]
+    seen = [f for f in found if not f.uncertain]
+    truth = [dict(color=t.color, size=t.size, pose=t.pose, x_mm=t.x_mm, y_mm=t.y_mm, angle_deg=t.angle_deg)
+             for t in result.of_kind("pyramid")]
+    if len(seen) == len(truth):
+        assert score_positions(seen).points == score_positions(truth).points
+    else:  # an uncertain piece: the assistant abstains; the confident ones must still agree where they are
+        assert len(seen) >= len(truth) - 1
+
+
+def test_apex_parallax_is_what_locates_the_base(frames):
+    """The apex of an upright Large is seen well away from its base centre; the fitted footprint is the base."""
+    result, calibration, found = frames["felt-tilted"]
+    t = next(t for t in result.of_kind("pyramid") if t.color == "cyan")
+    apex_px = result.project(np.array([[t.x_mm, t.y_mm]]), PyramidSize.LARGE.height_mm)
+    apex_on_table = calibration.pixel_to_table(apex_px)[0]
+    naive = math.hypot(apex_on_table[0] - t.x_mm, apex_on_table[1] - t.y_mm)
+    f = _nearest(found, t)
+    assert naive > 5.0  # where a top-down reading of the apex would put it
+    assert math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm) < 0.8
+
+
+# ----------------------------------------------------------------------------------------------------- hands
+def test_a_hand_over_a_pyramid_makes_it_uncertain():
+    pieces = [PyramidPiece("red", "large", "upright", 100, 150, 10), PyramidPiece("blue", "medium", "upright", 160,
+                                                                                   150, 30),
+              PyramidPiece("green", "small", "upright", 220, 150, 0)]
+    scene = Scene(pieces=pieces, table="wood", sheet="a4", hands=[Hand(100, 158, angle_deg=10, h_mm=30, pose="pinch")])
+    result = render(scene, CameraSpec(distance_mm=650, tilt_deg=15, target_mm=(150, 180)), seed=2)
+    found = detect_figures(result.image, calibrate_from_sheet(result.image), kinds=("pyramid",))
+    by_colour = {t.color: (t, _nearest(found, t)) for t in result.of_kind("pyramid")}
+    red_truth, red = by_colour["red"]
+    assert red_truth.hand_fraction > 0.5
+    assert red is None or red.uncertain  # mostly hidden: never reported as if seen
+    blue_truth, blue = by_colour["blue"]
+    assert 0.0 < blue_truth.hand_fraction < 0.2  # the fingertips touch it
+    assert blue is not None and blue.uncertain and "hand" in blue.reason
+    green_truth, green = by_colour["green"]
+    assert green_truth.hand_fraction == 0.0
+    assert green is not None and not green.uncertain and green.size is PyramidSize.SMALL
+
+
+# ----------------------------------------------------------------------------------------------------- colourless
+def test_clear_and_white_are_told_apart_only_when_one_of_them_is_in_play():
+    # on the dark wood beside the sheet (a clear piece on the white sheet itself is too faint to find: see the
+    # handoff's limits)
+    pieces = [PyramidPiece("clear", "large", "upright", 90, 340, 20), PyramidPiece("red", "medium", "upright", 170,
+                                                                                    340, 0)]
+    result = render(Scene(pieces=pieces, table="dark-wood", sheet="a4"),
+                    CameraSpec(distance_mm=600, tilt_deg=10, target_mm=(130, 250)), seed=4)
+    calibration = calibrate_from_sheet(result.image)
+    clear_truth = result.of_kind("pyramid")[0]
+    found = detect_figures(result.image, calibration, kinds=("pyramid",))
+    f = _nearest(found, clear_truth)
+    assert f is not None and f.color in ("white", "clear") and f.uncertain and "white or clear" in f.reason
+
+    class Profile:  # a Treehouse set with a clear stash and no white one
+        pyramid_colors = ("red", "yellow", "green", "blue", "clear")
+
+    found = detect_figures(result.image, calibration, Profile(), kinds=("pyramid",))
+    f = _nearest(found, clear_truth)
+    assert f is not None and f.color == "clear" and not f.uncertain and f.size is PyramidSize.LARGE
+    assert math.hypot(f.x_mm - clear_truth.x_mm, f.y_mm - clear_truth.y_mm) < 0.8
+
+
+# ----------------------------------------------------------------------------------------------------- geometry
+def test_flat_outline_is_base_width_by_slant_height():
+    for size in PyramidSize:
+        model = pyramid_model(size, "flat")
+        outline = silhouette_mm(model, (0.0, 0.0, 0.0), None)
+        width = outline[:, 0].max() - outline[:, 0].min()
+        length = outline[:, 1].max() - outline[:, 1].min()
+        slant = math.hypot(size.height_mm, size.base_mm / 2)
+        assert width == pytest.approx(size.base_mm, abs=1e-6)
+        assert length == pytest.approx(slant, abs=1e-6)
+        apex = model.points[4]
+        assert apex[1] == pytest.approx(outline[:, 1].min())  # the apex points to -v (angle 0: up the picture)
+        assert apex[2] == pytest.approx(0.0, abs=1e-9)  # it lies on the table
+
+
+def test_the_apex_is_seen_displaced_away_from_the_nadir():
+    camera = np.array([0.0, 0.0, 600.0])
+    for x, y in ((200.0, 0.0), (0.0, -150.0), (100.0, 100.0)):
+        apex = to_table_plane(np.array([[x, y, 44.5]]), camera)[0]
+        shift = apex - (x, y)
+        assert np.dot(shift, (x, y)) > 0  # outward
+        assert np.linalg.norm(shift) == pytest.approx(math.hypot(x, y) * 44.5 / (600 - 44.5))
+
+
+def test_projector_agrees_with_the_calibration(frames):
+    _, calibration, _ = frames["felt-tilted"]
+    rng = np.random.default_rng(0)
+    xy = rng.uniform([-50, -50], [300, 350], (200, 2))
+    h = rng.uniform(0, 45, 200)
+    assert np.abs(Projector(calibration).project(xy, h) - calibration.table_to_pixel(xy, h)).max() < 1e-6
+
+
+def test_colour_of_a_translucent_piece_depends_on_what_it_filters():
+    # a translucent red over a white sheet passes red and cuts green/blue; over a green felt it still reads red
+    assert classify_pyramid_color((60, 55, 190), (220, 225, 228)).color == "red"
+    assert classify_pyramid_color((25, 35, 120), (40, 110, 45)).color == "red"
+    assert classify_pyramid_color((18, 16, 17), (200, 205, 210)).color == "black"
+    vote = classify_pyramid_color((200, 205, 210), (215, 220, 224))
+    assert vote.color in ("white", "clear") and vote.ambiguous
+
+
+def test_bad_input_is_refused(frames):
+    _, calibration, _ = frames["felt-tilted"]
+    with pytest.raises(ValueError, match="BGR uint8"):
+        detect_figures(np.zeros((1232, 1640), np.uint8), calibration)
+    with pytest.raises(ValueError, match="unknown figure kind"):
+        detect_figures(np.zeros((1232, 1640, 3), np.uint8), calibration, kinds=("meeple",))
+    small = cv2.resize(np.zeros((1232, 1640, 3), np.uint8), (820, 616))
+    with pytest.raises(Exception, match="calibration"):
+        detect_figures(small, calibration)
