@@ -40,6 +40,7 @@ from test_reading import DONE_CASES, done_check_frame, taught_profile  # noqa: E
 from calibration.errors import CalibrationError  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
 from calibration.table_calibration import calibrate_from_sheet  # noqa: E402
+from tableside.frame_input import _detect  # noqa: E402
 from tableside.reading import NotReadable, check_easy_slider, score_shuffleboard  # noqa: E402
 from vision.detect import detect_pieces  # noqa: E402
 
@@ -102,7 +103,7 @@ def bench_shuffleboard(frames: int) -> dict:
         t = time.perf_counter()
         try:
             calibration = calibrate_from_sheet(frame.image)
-            result = score_shuffleboard(detect_pieces(frame.image, calibration, None, kinds=("pyramid",)))
+            result = score_shuffleboard(_detect(frame.image, calibration, None, ("pyramid",)))
             scores = result.scores
         except (NotReadable, CalibrationError) as err:
             result, scores = None, {"error": str(err)}

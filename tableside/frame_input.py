@@ -83,7 +83,10 @@ class FrameInput:
             return self.detection
         from vision.detect import detect_pieces
 
-        return detect_pieces(self.image, self.calibration, self.profile)
+        try:
+            return detect_pieces(self.image, self.calibration, self.profile)
+        except CalibrationError:  # no piece-set profile to read tiles and coins with: say what was seen
+            return self.detection
 
 
 def add_frame_arguments(p: argparse.ArgumentParser) -> None:
@@ -205,10 +208,25 @@ def load_frame(args: argparse.Namespace, kinds: tuple[str, ...] | None = None) -
         from calibration.profile import load_profile
 
         profile = load_profile(args.profile)
+    detection = _detect(image, calibration, profile, kinds)
+    return FrameInput(name, image, calibration, detection, profile, kinds)
+
+
+def _detect(image: np.ndarray, calibration: Calibration, profile: Any, kinds: tuple[str, ...] | None) -> Detection:
+    """The pieces of ``kinds`` in the frame. Pyramids alone need no piece-set profile (it describes a
+    piecepack), so Martian Shuffleboard goes straight to the figure detector."""
+    if kinds is not None and set(kinds) <= {"pyramid"} and profile is None:
+        import time
+
+        from vision.figures import detect_figures
+
+        start = time.perf_counter()
+        found = detect_figures(image, calibration, None, kinds=tuple(kinds))
+        return Detection([p for p in found if not p.uncertain], [p for p in found if p.uncertain],
+                         (image.shape[1], image.shape[0]), {"figures": (time.perf_counter() - start) * 1000.0})
     from vision.detect import detect_pieces
 
-    detection = detect_pieces(image, calibration, profile, kinds=kinds)
-    return FrameInput(name, image, calibration, detection, profile, kinds)
+    return detect_pieces(image, calibration, profile, kinds=kinds)
 
 
 def read_or_explain(frame: FrameInput, read: Any) -> Any:

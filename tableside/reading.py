@@ -15,7 +15,9 @@ Easy Slider's Done check (:func:`check_easy_slider`) is judged cell by cell with
 * an empty cell is the hole only when every other cell's tile is accounted for (24 tiles seen); otherwise a
   tile may be hidden there (a hand), and the cell is unknown;
 * a tile that lies between cells, two tiles on one cell, the same tile read twice, an unreadable tile or an
-  orientation that cannot be fixed make the cells concerned unknown.
+  orientation that cannot be fixed make the cells concerned unknown;
+* a cell next to (8-neighbourhood) such an unknown cell never decides a fumble: a hand over the board hides a
+  patch, and the tiles at its edge, partly covered, are the ones a detector misreads.
 
 The verdict is ``fumble`` when some cell is wrong for sure (whatever the unknowns hold), ``correct`` when every
 cell is right for sure, and ``unsure`` otherwise.
@@ -327,6 +329,17 @@ def judge_easy_slider_board(layout: EasySliderLayout) -> BoardVerdict:
             else:  # the sure hole
                 status = "right" if r == 4 else "wrong"
                 cells.append(CellVerdict(row, col, status, None, hole=True, wanted=wanted))
+    # A piece next to cells that cannot be seen is likely partly hidden itself (a hand over the board covers a
+    # patch, and the tiles at its edge are the ones misread): it does not decide a fumble.
+    trouble = set(unknown)
+    for k, cell in enumerate(cells):
+        if cell.status != "wrong" or not trouble:
+            continue
+        c, r = cell.col - 1, cell.row - 1
+        if any((c + dc, r + dr) in trouble for dc in (-1, 0, 1) for dr in (-1, 0, 1) if (dc, dr) != (0, 0)):
+            cells[k] = CellVerdict(cell.row, cell.col, "unknown", cell.found, cell.hole, cell.wanted,
+                                   "next to cells that cannot be read (a hand over the board?), so it may be "
+                                   "partly hidden: not judged")
     wrong = [c for c in cells if c.status == "wrong"]
     unsure = [c for c in cells if c.status == "unknown"]
     if wrong:
@@ -489,8 +502,16 @@ def _read_slides(pieces: list[DetectedPiece], players: Any = 2, one_diagonal: bo
         state = soa.State.from_layout(coins, players=players, one_diagonal=one_diagonal)
     except LayoutError as err:
         raise _layout_error("slides-of-action", err) from None
-    notes = [f"whose turn it is cannot be seen: shown as {state.turn.value}'s turn"]
+    notes = [f"whose turn it is cannot be seen: shown as {state.turn.value}'s turn"] + _inferred_note(layout)
     return Reading("slides-of-action", None, state, state.diagram(), notes, layout)
+
+
+def _inferred_note(layout: BlockLayout) -> list[str]:
+    if not layout.inferred:
+        return []
+    n = len(layout.inferred)
+    return [f"{n} tile{'s' if n != 1 else ''} not seen under {'their' if n != 1 else 'its'} coins "
+            "(coins lie only on tiles)"]
 
 
 def _read_plans(pieces: list[DetectedPiece], goal: str = "one", **_: Any) -> Reading:
@@ -508,7 +529,7 @@ def _read_plans(pieces: list[DetectedPiece], goal: str = "one", **_: Any) -> Rea
     except LayoutError as err:
         raise _layout_error("plans-of-action", err) from None
     notes = ["the moves made so far cannot be seen in a photo", "cells are numbered from the tiles' bottom-left"]
-    return Reading("plans-of-action", None, state, state.diagram(), notes, layout)
+    return Reading("plans-of-action", None, state, state.diagram(), notes + _inferred_note(layout), layout)
 
 
 # -- Martian Shuffleboard
@@ -540,6 +561,7 @@ def _read_slide_jam(pieces: list[DetectedPiece], **_: Any) -> Reading:
         raise _wrong_game(pieces, "slide-jam", "Slide Jam board")
     _grid_trouble(layout, "slide-jam")
     grid = _tile_rows(layout.cells, 4, 6, "slide-jam")
+    _check_packed(grid)
     try:
         state = slide_jam.State.from_layout(grid)
     except LayoutError as err:
@@ -549,6 +571,46 @@ def _read_slide_jam(pieces: list[DetectedPiece], **_: Any) -> Reading:
         notes.append(f"{layout.ambiguous}: the tiles are shown from the grid's top-left corner "
                      "(the score does not depend on it)")
     return Reading("slide-jam", None, state, state.render(), notes, layout)
+
+
+def _check_packed(grid: list[list[Tile | None]]) -> None:
+    """Slide Jam boards are the full deal or packed against one edge (every removal ends with a slide that moves
+    every tile as far as it goes): anything else means a tile was not seen."""
+    count = sum(1 for row in grid for t in row if t is not None)
+    if count in (0, 24):
+        return
+    rows, cols = len(grid), len(grid[0])
+    filled = [[t is not None for t in row] for row in grid]
+    r0 = min(r for r in range(rows) if any(filled[r]))
+    r1 = max(r for r in range(rows) if any(filled[r]))
+    c0 = min(c for c in range(cols) if any(filled[r][c] for r in range(rows)))
+    c1 = max(c for c in range(cols) if any(filled[r][c] for r in range(rows)))
+
+    def columns_packed(top: bool) -> bool:
+        for c in range(cols):
+            cells = [filled[r][c] for r in range(rows)]
+            if not any(cells):
+                continue
+            run = cells[r0:] if top else cells[:r1 + 1][::-1]
+            n = sum(cells)
+            if not all(run[:n]):
+                return False
+        return True
+
+    def rows_packed(left: bool) -> bool:
+        for r in range(rows):
+            cells = filled[r]
+            if not any(cells):
+                continue
+            run = cells[c0:] if left else cells[:c1 + 1][::-1]
+            n = sum(cells)
+            if not all(run[:n]):
+                return False
+        return True
+
+    if not (columns_packed(True) or columns_packed(False) or rows_packed(True) or rows_packed(False)):
+        raise NotReadable("the Slide Jam tiles are not packed against any edge, which play cannot leave: a tile is "
+                          "probably hidden or was not seen")
 
 
 def _grid_trouble(layout: Any, room: str) -> None:
@@ -631,6 +693,8 @@ def _read_catwalk(pieces: list[DetectedPiece], **_: Any) -> Reading:
         if tile is None:
             raise NotReadable(f"a catwalk tile cannot be read: {_why(fits[0].piece)}")
         cells[cell] = tile
+    if len(cells) != 24:
+        raise NotReadable(f"the catwalk has {len(cells)} tiles, not 24: a tile is hidden or was not seen")
     tiles, order = _catwalk_order(cells)
     try:
         track = Track.from_layout(tiles, order)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 from test_reading import board_pieces, seen, solved_board, swapped, tile_index
 
 from rules import easy_slider as es
@@ -175,3 +176,46 @@ def test_speak_to_a_wav_file_and_a_folder(tmp_path, capsys):
     code, _, _ = run_cli(capsys, "check", "--detections", path, "--speak-to", folder)
     assert code == 0 and [p.suffix for p in folder.iterdir()] == [".wav"]
     assert "board-is-correct" in next(folder.iterdir()).name
+
+
+# ----------------------------------------------------------------------------------------------- rendered frames
+# End to end: a rendered photo (cached on disk), calibrated from the sheet in it, read with a profile taught from
+# rendered teach photos, through the detector and the verb. The tile/coin detector is young: these tests hold it
+# to the one rule that must never break (a Done check is the truth or "unsure", never wrong) and to exact
+# readings where it already sees every piece; benchmarks/bench_states.py measures the rates.
+
+
+def _frame_path(frame) -> Path:
+    from test_reading import _scenes
+
+    return _scenes().CACHE / f"{frame.key}.png"
+
+
+@pytest.mark.parametrize("case,seed,edition", [("solved", 1000, "default"), ("swap", 1001, "default"),
+                                               ("hand", 1004, "default"), ("solved", 1005, "classic")])
+def test_rendered_done_checks_are_never_wrong(capsys, case, seed, edition):
+    from test_reading import done_check_frame, taught_profile
+
+    frame, state, expected = done_check_frame(case, seed, edition)
+    profile = taught_profile(edition)
+    code, out, err = run_cli(capsys, "check", _frame_path(frame), "--profile", profile, "--json")
+    if code == 2:  # the board was not found at all: a one-line refusal is an abstention too
+        assert err.count("\n") == 1 and "Traceback" not in err
+        return
+    assert code == 0, err
+    report = json.loads(out)
+    truth = "correct" if state.done_check().correct else "fumble"
+    assert report["verdict"] in (truth, "unsure"), report["reason"]
+    truly_wrong = {w.cell.name for w in state.done_check().wrong_cells}
+    assert {c["cell"] for c in report["wrong_cells"]} <= truly_wrong
+
+
+def test_rendered_slides_of_action_state_is_read_exactly(capsys):
+    from test_reading import game_frame, taught_profile
+
+    frame, state, _ = game_frame("slides-of-action", 0)
+    code, out, err = run_cli(capsys, "state", _frame_path(frame), "--game", "slides-of-action",
+                             "--profile", taught_profile("default"), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["text"] == state.diagram() and "GameType: Slides of Action" in report["ppn"]

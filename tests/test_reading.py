@@ -23,6 +23,7 @@ from rules import plans_of_action as poa
 from rules import slides_of_action as soa
 from rules.epic_funhouse import catwalk, magic_mirror, roll_out_the_barrels, slide_jam, trampo_land, whack_a_dummy
 from rules.epic_funhouse.common import ALL_TILES
+from rules.epic_funhouse.die import COUNTER
 from rules.pieces import SUITS, TILE_MM, Kind, PyramidPose, PyramidSize, Suit
 from tableside.reading import (
     NotReadable,
@@ -269,6 +270,33 @@ def test_slides_of_action_state_and_ppn():
     assert reading.state == state
     text = ppn_position(reading)
     assert "GameType: Slides of Action" in text
+
+
+def test_tiles_hidden_under_their_coins_are_inferred_but_a_lone_coin_is_not():
+    state = soa.State.initial()
+    coins = {(x - 1, 4 - y): (suit.value, 1) for (x, y), suit in state.coins().items()}
+    pieces = tile_block(2, (60.0, 80.0), coins, rng=4)
+    no_tiles = [i for i, p in enumerate(pieces) if p.kind == "tile"]
+    reading = read_state(seen(pieces, 5, rotate_deg=7.0, jitter_mm=0.8, missing=no_tiles), "slides-of-action")
+    assert reading.state == state and any("4 tiles not seen" in n for n in reading.notes)
+    start = poa.State.initial()
+    coins = {(x - 1, 8 - y): (suit.value, 3) for (x, y), suit in start.coin_map().items()}
+    pieces = tile_block(4, (30.0, 40.0), coins, rng=6)
+    loaded = [5, 6, 9, 10]  # the four middle tiles carry four coins each
+    reading = read_state(seen(pieces, 7, jitter_mm=0.8, missing=loaded), "plans-of-action")
+    assert reading.state.diagram() == start.diagram() and any("4 tiles not seen" in n for n in reading.notes)
+    stray = pieces + [CoinPiece("suns", 2, "suit", pieces[3].x_mm + 70.0, pieces[3].y_mm - 12.7)]
+    with pytest.raises(NotReadable, match="no tile is seen"):
+        read_state(seen(stray, 7, jitter_mm=0.8), "plans-of-action")
+
+
+def test_an_unseen_slide_jam_tile_is_not_read_as_an_empty_cell():
+    import random
+
+    state = slide_jam.State.deal(random.Random(5))
+    pieces = _grid_tiles(state.board)
+    with pytest.raises(NotReadable, match="not packed against any edge"):
+        read_state(seen(pieces, 8, missing=[9]), "epic-funhouse", "slide-jam")
 
 
 def test_plans_of_action_with_a_shifted_tile_and_the_goal():
@@ -582,3 +610,52 @@ def taught_profile(edition: str = "default"):
         save_profile(build_profile(surveyed, name=edition), tmp)
         tmp.replace(path)
     return path
+
+
+def game_frame(game: str, seed: int, edition: str = "default", camera=None):
+    """(rendered frame, the rules state laid out, options for read_state) for a game or room other than Easy
+    Slider, laid on an A3 sheet: ``slides-of-action`` (its set-up), ``plans-of-action`` (a random set-up),
+    ``roll-out-the-barrels`` (a random maze, the die on a random coin), ``slide-jam`` (a random deal with a few
+    families removed), ``martian-shuffleboard`` (a random scatter; the state is the list of pyramids)."""
+    import random
+
+    from tablescene import Lighting, Scene
+
+    ds = _scenes()
+    rng = np.random.default_rng([seed, 11])
+    options: dict = {}
+    if game == "slides-of-action":
+        state = soa.State.initial()
+        coins = {(x - 1, 4 - y): (suit.value, int(rng.integers(6))) for (x, y), suit in state.coins().items()}
+        pieces = tile_block(2, (90.0, 150.0), coins, rng=rng, edition=None)
+    elif game == "plans-of-action":
+        state = poa.State.initial(poa.random_coins(seed))
+        coins = {(x - 1, 8 - y): (suit.value, n % 6) for n, ((x, y), suit) in enumerate(state.coin_map().items())}
+        pieces = tile_block(4, (30.0, 95.0), coins, rng=rng)
+    elif game == "roll-out-the-barrels":
+        grid = roll_out_the_barrels.build_maze([], list(range(6)) * 4, seed=seed).grid
+        pieces = coin_grid(_suited(grid), (110.0, 140.0), 4, rng=rng)
+        cell = int(rng.integers(24))
+        top = int(rng.integers(6))
+        pieces.append(DiePiece(SUITS[seed % 4], top, pieces[cell].x_mm, pieces[cell].y_mm, float(rng.uniform(-10, 10))))
+        die = next(d for d in COUNTER.orientations() if d.top == top)
+        state = roll_out_the_barrels.State.from_layout(grid, roll_out_the_barrels.cell_name(cell), die)
+        options = {"room": "roll-out-the-barrels"}
+    elif game == "slide-jam":
+        state = slide_jam.State.deal(random.Random(seed))
+        for _ in range(int(rng.integers(0, 5))):
+            moves = state.legal_moves()
+            if not moves:
+                break
+            state = state.apply(moves[int(rng.integers(len(moves)))])
+        pieces = _grid_tiles(state.board, origin=(30.0, 40.0), gap=5.0)
+        options = {"room": "slide-jam"}
+    elif game == "martian-shuffleboard":
+        pieces = shuffleboard_scatter(rng=rng, radius_mm=120.0, centre_mm=(148.5, 210.0),
+                                      touching=int(rng.integers(1, 4)))
+        state = pieces
+    else:
+        raise ValueError(f"no rendered scene for {game}")
+    scene = Scene(pieces=pieces, table=("wood", "felt", "laminate", "dark-wood")[seed % 4], sheet="a3",
+                  edition=edition, lighting=Lighting.random(rng))
+    return ds.rendered(scene, camera or ds.GAME_CAMERA, seed), state, options

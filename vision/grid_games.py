@@ -331,7 +331,8 @@ class BlockLayout:
     ``coins``: cell (col, row) -> coins on it, cells counted from the top-left cell of that same tile-space
     (a tile-space (tc, tr) holds the cells (2tc..2tc+1, 2tr..2tr+1)); ``between``: coins not clearly on one
     cell (between cells, or on the seam of two tiles), with the cells they may be on; ``off_tiles``: coins on a
-    tile-space with no tile (a coin lies only on tiles); ``dice``/``others``: other pieces near the block.
+    tile-space with no tile (a coin lies only on tiles); ``inferred``: tile-spaces whose tile was not seen but
+    holds coins (its entry in ``tiles`` is an empty list).
     """
 
     lattice: Lattice  # of the tile-spaces
@@ -340,6 +341,7 @@ class BlockLayout:
     between: list[tuple[Any, tuple[tuple[int, int], ...]]]
     off_tiles: list[tuple[Any, tuple[int, int]]]
     problems: list[GridProblem]
+    inferred: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def tile_spaces(self) -> tuple[int, int]:
@@ -351,32 +353,44 @@ class BlockLayout:
         return (max(cols) - min(cols) + 1, max(rows) - min(rows) + 1)
 
 
-def find_tile_block(pieces: Sequence[Any], *, max_off_cell_mm: float = 0.3 * TILE_MM / 2) -> BlockLayout | None:
-    """The largest block of tiles among ``pieces`` and the coins on its cells; None without tiles.
+def find_tile_block(pieces: Sequence[Any], *, max_off_cell_mm: float = 0.3 * TILE_MM / 2,
+                    infer_tiles_from: int = 2) -> BlockLayout | None:
+    """The largest block of tiles among ``pieces`` and the coins on its cells; None without tiles or coins.
 
     The block is square, so its orientation is the quarter turn nearest the top of the picture. Each coin is
     put on the 2x2 cell of the tile under it (half a tile's width apart, 12.7 mm from the tile's centre each
-    way); one farther than ``max_off_cell_mm`` from every cell centre lies ``between`` cells.
+    way); one farther than ``max_off_cell_mm`` from every cell centre lies ``between`` cells. Coins lie only on
+    tiles, so a tile-space holding at least ``infer_tiles_from`` coins holds a tile even when the tile was not
+    seen under them (``inferred``); a lone coin where no tile is seen is reported in ``off_tiles``. With no tile
+    seen at all, the block is found from the coins alone (their cells are half a tile apart).
     """
-    tiles = _of(pieces, Kind.TILE)
-    if not tiles:
+    if not _of(pieces, Kind.TILE, Kind.COIN):
         return None
-    group = _groups(tiles, BOARD_LINK_MM)[0]
-    fit = fit_tile_grid(_sure(group))
-    lattice = fit.lattice.shifted(*fit.bounds()[:2]) if fit.placed else fit.lattice
-    fit = assign_cells(group, lattice, normalise=False, max_turn_deg=20.0)
-    problems = list(fit.problems)
+    # tiles and coins together: a tile hidden under its coins still links its neighbours through the coins
+    groups = _groups(_of(pieces, Kind.TILE, Kind.COIN), BOARD_LINK_MM)
+    block = max(groups, key=lambda g: (len(_sure(_of(g, Kind.TILE))), len(g)))
+    tiles = _of(block, Kind.TILE)
+    near = _of(block, Kind.COIN)
+    if tiles:
+        fit = fit_tile_grid(_sure(tiles))
+        lattice = fit.lattice.shifted(*fit.bounds()[:2]) if fit.placed else fit.lattice
+        fit = assign_cells(tiles, lattice, normalise=False, max_turn_deg=20.0)
+        problems = list(fit.problems)
+    else:
+        coin_fit = fit_coin_grid(_sure(near), pitch_range=(0.4 * TILE_MM, 0.64 * TILE_MM))
+        c0, r0, _, _ = coin_fit.bounds()
+        centre = coin_fit.lattice.centre(c0 + 0.5, r0 + 0.5)
+        pitch = tuple(2.0 * p for p in coin_fit.lattice.pitch_mm)
+        lattice = Lattice((float(centre[0]), float(centre[1])), coin_fit.lattice.angle_deg, pitch)
+        fit = GridFit(lattice, [], [], [], 0.0)
+        problems = [p for p in coin_fit.problems if p.kind == "misfit"]
     tile_cells: dict[tuple[int, int], list[CellFit]] = {}
     for c in fit.placed:
         tile_cells.setdefault(c.cell, []).append(c)
-    coins_at: dict[tuple[int, int], list[Any]] = {}
-    between: list[tuple[Any, tuple[tuple[int, int], ...]]] = []
-    off_tiles: list[tuple[Any, tuple[int, int]]] = []
     u, v = lattice.axes
     half = TILE_MM / 4.0
-    reach = lattice.mean_pitch_mm * 1.2
-    near = [p for p in _of(pieces, Kind.COIN)
-            if min(math.hypot(p.x_mm - t.x_mm, p.y_mm - t.y_mm) for t in group) <= reach]
+    placed: list[tuple[Any, tuple[int, int], tuple[int, int]]] = []
+    between: list[tuple[Any, tuple[tuple[int, int], ...]]] = []
     for coin in near:
         cf = lattice.coords(positions([coin]))[0]
         space = (round(cf[0]), round(cf[1]))
@@ -396,6 +410,17 @@ def find_tile_block(pieces: Sequence[Any], *, max_off_cell_mm: float = 0.3 * TIL
             problems.append(GridProblem("off-grid", f"a coin lies {off:.0f} mm from the nearest cell centre: it is "
                                         "between cells", (cell,), (coin,)))
             continue
+        placed.append((coin, space, cell))
+    per_space: dict[tuple[int, int], int] = {}
+    for _coin, space, _cell in placed:
+        per_space[space] = per_space.get(space, 0) + 1
+    inferred = sorted((s for s, n in per_space.items() if s not in tile_cells and n >= infer_tiles_from),
+                      key=lambda s: (s[1], s[0]))
+    for space in inferred:
+        tile_cells[space] = []
+    coins_at: dict[tuple[int, int], list[Any]] = {}
+    off_tiles: list[tuple[Any, tuple[int, int]]] = []
+    for coin, space, cell in placed:
         if space not in tile_cells:
             off_tiles.append((coin, space))
             problems.append(GridProblem("off-grid", "a coin lies where no tile was seen", (cell,), (coin,)))
@@ -404,7 +429,19 @@ def find_tile_block(pieces: Sequence[Any], *, max_off_cell_mm: float = 0.3 * TIL
     for cell, cs in coins_at.items():
         if len(cs) > 1:
             problems.append(GridProblem("shared-cell", f"{len(cs)} coins are on one cell", (cell,), tuple(cs)))
-    return BlockLayout(lattice, tile_cells, coins_at, between, off_tiles, problems)
+    # index from the block's top-left tile-space
+    if tile_cells:
+        tc0 = min(c for c, _ in tile_cells)
+        tr0 = min(r for _, r in tile_cells)
+        if (tc0, tr0) != (0, 0):
+            lattice = lattice.shifted(tc0, tr0)
+            tile_cells = {(c - tc0, r - tr0): [CellFit(f.piece, f.col - tc0, f.row - tr0, f.offset_mm, f.off_centre)
+                                                for f in fs] for (c, r), fs in tile_cells.items()}
+            coins_at = {(c - 2 * tc0, r - 2 * tr0): cs for (c, r), cs in coins_at.items()}
+            between = [(coin, tuple((c - 2 * tc0, r - 2 * tr0) for c, r in cells)) for coin, cells in between]
+            off_tiles = [(coin, (c - tc0, r - tr0)) for coin, (c, r) in off_tiles]
+            inferred = [(c - tc0, r - tr0) for c, r in inferred]
+    return BlockLayout(lattice, tile_cells, coins_at, between, off_tiles, problems, inferred)
 
 
 # ----------------------------------------------------------------------------------------------- coin grids
