@@ -155,8 +155,9 @@ class Narrator:
         reason = verdict.reason or ""
         if "hand" in reason:
             return [phrases.move_hand()]
-        return [f"{phrases.not_sure()}: {reason}" if reason else phrases.not_sure(),
-                "Please move your hand or fix the piece"]
+        if not reason:
+            return [phrases.not_sure()]
+        return [f"I cannot see that clearly: {reason}", "Please move your hand or fix the piece"]
 
     def ambiguous(self, verdict: Verdict) -> list[str]:
         return [phrases.not_sure()]
@@ -606,7 +607,7 @@ class Session:
             else:
                 self._status = "still"
             if self._locked and self._should_judge(still):
-                verdict = self._judge(frame)
+                verdict = self._judge(frame, recheck=not still.settled)
         if self.annotator is not None:
             image = self.annotator.draw(frame, still, self._status, self.said, self._last_reading)
             self.annotator.write(image, frame.index, keep=verdict is not None or len(self.said) > said_before)
@@ -636,8 +637,12 @@ class Session:
 
     # -------------------------------------------------------------------------------------------- judging
 
-    def _judge(self, frame: Frame) -> Verdict:
+    def _judge(self, frame: Frame, recheck: bool = False) -> Verdict:
+        """Read and judge one still frame. ``recheck``: the same still table read again after a reading that
+        could not be judged (no new change)."""
         t0 = time.perf_counter()
+        if not recheck:
+            self._rechecks = 0
         self._status = "reading"
         try:
             reading = self.reader.read(frame)
@@ -645,7 +650,6 @@ class Session:
             reading = Reading(None, reason=str(err))
         self._last_reading = reading
         before = self.tracker.state
-        had_start = before is not None
         verdict = self.tracker.observe(reading)
         self.stillness.accept()  # judged (or abstained): the next change is measured from this frame
         self.judged_frames.append(frame.index)
@@ -657,13 +661,13 @@ class Session:
             self._recheck_due = frame.time_s + self.recheck_s
         else:
             self._recheck_due = None
-        self._handle(verdict, before, frame, had_start)
+        self._handle(verdict, before, frame, recheck)
         self.latencies_s.append(time.perf_counter() - t0)
         if self.on_verdict is not None:
             self.on_verdict(verdict, frame)
         return verdict
 
-    def _handle(self, verdict: Verdict, before: Any, frame: Frame, had_start: bool) -> None:
+    def _handle(self, verdict: Verdict, before: Any, frame: Frame, recheck: bool = False) -> None:
         kind = verdict.kind
         if not self._started_announced and kind in ("start", "unchanged", "moves", "illegal", "restored"):
             self._open_journal(self.tracker.start_state, frame)
@@ -693,7 +697,7 @@ class Session:
                 self.say(line, frame)
         elif kind in ("unreadable", "ambiguous"):
             self._event(kind, frame, verdict.reason or "")
-            if self._rechecks <= 1:  # ask once per change, not at every recheck
+            if not recheck:  # ask once per change, not at every recheck of the same still table
                 lines = self.narrator.unreadable(verdict) if kind == "unreadable" else self.narrator.ambiguous(verdict)
                 for line in lines:
                     self.say(line, frame)

@@ -297,7 +297,7 @@ class GameTracker:
         if self.state is None:
             if reading.state is None or reading.uncertain:
                 why = reading.reason or "some pieces cannot be read surely"
-                return Verdict("unreadable", None, reason=f"cannot read the whole board to start: {why}")
+                return Verdict("unreadable", None, reason=why)
             self.start(reading.state)
             return Verdict("start", self.state)
         if reading.uncertain or reading.state is None:
