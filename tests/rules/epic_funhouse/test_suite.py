@@ -5,6 +5,8 @@ import json
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules import game_module
 from rules.base import IllegalMove, RecordError, RulesError
@@ -410,3 +412,48 @@ def test_questions_read_what_a_player_types():
     with pytest.raises(RulesError):
         cast.read("ace x")
     assert parse_tile("Sn") in ALL_TILES
+
+
+# ------------------------------------------------------------------------------------------ random play
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.data())
+def test_random_play_through_the_suite_adds_up_and_saves_exactly(seed, data):
+    # Random legal moves in every room (a random number of them, then the player stops; the Catwalk's coins
+    # all go down), random top/order choices: every move is legal to apply, its text reads back, explain finds
+    # it, the total is the rooms' scores added up, and a save taken anywhere resumes to the same Funhouse.
+    fh = Funhouse.new(seed)
+    while not fh.is_over():
+        steps = data.draw(st.integers(0, 30), label="moves in " + fh.room)
+        for _ in range(10_000):
+            must_play = fh.finish_problem() is not None
+            if not must_play and (steps <= 0 or fh.room_over()):
+                break  # the player stops (a stuck barrel die could also 'retry': tested elsewhere)
+            moves = fh.legal_moves()
+            assert moves, fh.render()
+            move = data.draw(st.sampled_from(moves))
+            assert fh.parse_move(str(move)) == move
+            after = fh.apply(move)  # never raises on a legal move
+            found = explain(fh, after)
+            assert found.legal and found.moves and after.state == _replayed(fh.state, found.moves)
+            assert after.rooms[-1].moves == fh.rooms[-1].moves + (str(move),)
+            fh, steps = after, steps - 1
+        assert fh.score() == sum(score for _, score, _ in fh.scores()) >= 0
+        if data.draw(st.booleans(), label="save here"):
+            assert Funhouse.from_json(json.dumps(fh.to_json())) == fh
+        choices = {}
+        if fh.room == "slide-jam":
+            choices["top"] = data.draw(st.sampled_from([1, 2]))
+        if fh.room == "magic-mirror":
+            choices["order"] = data.draw(st.permutations(["twins", "cousins", "distant_relatives", "strangers"]))
+        before = fh
+        fh = fh.finish_room(**choices)
+        assert fh.rooms[len(before.rooms) - 1].score == before.room_score()
+    assert [log.name for log in fh.rooms] == list(ROOMS) and all(log.finished for log in fh.rooms)
+    assert Funhouse.from_json(fh.to_json()) == fh and fh.summary()["total"] == fh.score()
+
+
+def _replayed(state, moves):
+    for move in moves:
+        state = state.apply(move)
+    return state
