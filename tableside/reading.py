@@ -1185,8 +1185,8 @@ def ppn_position(reading: Reading) -> str | None:
     drops = _room_drops(reading)
     if drops is None:
         return None
-    return _ppn_text({"GameType": game_type if reading.game != "epic-funhouse" else GAME_NAMES[name]},
-                     "setup. " + " ".join(drops))
+    meta = {"GameType": {"Name": GAME_NAMES["epic-funhouse"], "Room": GAME_NAMES[name]}}
+    return _ppn_text(meta, "setup. " + " ".join(drops))
 
 
 def _ppn_text(meta: Mapping[str, Any], movetext: str) -> str:
@@ -1218,5 +1218,18 @@ def _room_drops(reading: Reading) -> list[str] | None:
                  else f"cS@({i % 4 + 1},{6 - i // 4})" for i, v in enumerate(state.grid)]
         if state.cell is not None:
             drops.append(f"d@({state.cell % 4 + 1},{6 - state.cell // 4})")
+        return drops
+    if name == "trampo-land":
+        # trampoline n at row r, place i: x = 2i - r + 5 (rows are offset half a place), y = 5 - r; the
+        # trampoline coins themselves are left out (their values play no part), the FunSeekers are dropped
+        spec = {"kid": "cb", "adult": "p", "you": "d"}
+        drops = []
+        n = 0
+        for r in range(5):
+            for i in range(r + 1):
+                n += 1
+                who = state.piece(n)
+                if who in spec:
+                    drops.append(f"{spec[who]}@({2 * i - r + 5},{5 - r})")
         return drops
     return None

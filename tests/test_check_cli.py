@@ -164,6 +164,20 @@ def test_annotated_done_check_marks_wrong_cells_red_on_the_frame(tmp_path, capsy
     assert patch_drawn[2] - patch_drawn[1] > patch_raw[2] - patch_raw[1] + 15  # redder than before
 
 
+def test_frame_from_source_folder(tmp_path, capsys):
+    import shutil
+
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    shutil.copy(SCENES / "easy_slider.jpg", folder / "frame1.jpg")
+    detections = write_detections(tmp_path / "d.json", truth_detections("easy_slider"))
+    out_png = tmp_path / "a.png"
+    code, out, err = run_cli(capsys, "check", "--source", folder, "--detections", detections, "--annotate", out_png)
+    assert code == 0 and out.startswith("FUMBLE") and out_png.exists()
+    code, out, err = run_cli(capsys, "check", SCENES / "easy_slider.jpg", "--source", folder)
+    assert code == 2 and "not both" in err
+
+
 # ----------------------------------------------------------------------------------------------- speech
 def test_speak_to_a_wav_file_and_a_folder(tmp_path, capsys):
     path = write_detections(tmp_path / "d.json", seen(board_pieces(solved_board(), 8), 9))

@@ -27,6 +27,7 @@ from rules.epic_funhouse.die import COUNTER
 from rules.pieces import SUITS, TILE_MM, Kind, PyramidPose, PyramidSize, Suit
 from tableside.reading import (
     NotReadable,
+    Reading,
     check_easy_slider,
     ppn_position,
     read_state,
@@ -375,6 +376,29 @@ def test_magic_mirror_board_and_score_range():
     exact = score_room(seen(pieces, 8), "epic-funhouse", "magic-mirror", cousins=len(state.cousins) // 2,
                        distant_relatives=len(state.distant_relatives) // 2)
     assert exact.score == state.score() and exact.score_max is None
+
+
+def test_room_positions_are_written_as_ppn_that_parses():
+    from rules import ppn
+
+    layout = {n: ("kid" if n % 3 else "adult") for n in range(1, 16)}
+    layout[1], layout[5] = "empty", "you"
+    readings = [Reading("epic-funhouse", "trampo-land", trampo_land.State.from_layout(layout), "")]
+    grid = roll_out_the_barrels.build_maze([], list(range(6)) * 4, seed=1).grid
+    die = next(d for d in COUNTER.orientations() if d.top == 2)
+    readings.append(Reading("epic-funhouse", "roll-out-the-barrels",
+                            roll_out_the_barrels.State.from_layout(grid, "b3", die), ""))
+    readings.append(Reading("epic-funhouse", "whack-a-dummy", whack_a_dummy.State.from_layout(grid, ["a6"], "a6"), ""))
+    readings.append(Reading("epic-funhouse", "slide-jam", slide_jam.State.deal(__import__("random").Random(1)), ""))
+    readings.append(Reading("plans-of-action", None, poa.State.initial().apply(poa.State.initial().legal_moves()[0]),
+                            ""))
+    for reading in readings:
+        text = ppn_position(reading)
+        [game] = ppn.parse(text)
+        drops = [s for m in game.moves for step in m.steps for s in step.submoves]
+        assert drops and all(s.op == "@" for s in drops), reading.room
+    assert "Room: Trampo-Land" in ppn_position(readings[0])
+    assert ppn_position(readings[0]).count("cb@") == sum(1 for v in layout.values() if v == "kid")
 
 
 def test_catwalk_track_is_read_in_laying_order():
