@@ -53,7 +53,7 @@ _NEAR_MM = 2.5
 _NOISE_SUPPORT = 0.3  # below this (and nothing in front of it) a blob is not reported at all
 _OTHER_COLOUR = 60.0  # BGR distance from a big region's own colours beyond which a pixel may be a figure's
 _MIN_HIDDEN_MM2 = 40.0  # the smallest visible part of a figure under a hand worth reporting
-_MIN_FIGURE_MM2 = 120.0  # a die's top face is 161 mm2, a Small's base 204 mm2: less is a scrap of something
+_MIN_FIGURE_MM2 = 100.0  # a die's top face is 161 mm2, a Small's base 204 mm2: less is a scrap of something
 _UNEXPLAINED_MM2 = 600.0  # a region this big that the fitted figures do not cover is something else
 
 
@@ -330,6 +330,12 @@ def _fit_candidates(search: FigureSearch, blob: Blob, top: int = 3) -> list[_Can
             starts = [(x + dx, y + dy, a) for dx, dy in ((2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0))]
             if cand.kind == "die":
                 starts += [(x, y, a + da) for da in (30.0, 60.0)]
+                if search.camera_mm is not None:
+                    # a dark die on a light table may show only its dark side at first: its lit top lies
+                    # beyond it, away from the camera
+                    away = np.array([x, y]) - search.camera_mm[:2]
+                    away = away / max(float(np.linalg.norm(away)), 1e-9)
+                    starts += [(x + away[0] * k, y + away[1] * k, a) for k in (4.0, 8.0, -4.0)]
             fits = [cand.fit] + [fit_from(start) for start in starts]
             cand.fit = max(fits, key=lambda f: f.support + f.crease_support - 0.15 * min(f.rms_px, 2.0))
     chosen.sort(key=lambda c: -c.score)

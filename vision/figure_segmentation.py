@@ -127,13 +127,15 @@ def table_view(image_bgr: np.ndarray, calibration: Calibration, rectified: Any =
 
 
 def foreground(view: TableView, background_mm: float = 70.0, chroma_min: float = 0.07,
-               darker_log: float = -0.75, brighter_log: float = 0.12, sheet: SheetLayout | None = None) -> TableView:
+               darker_log: float = -0.75, brighter_log: float = 0.12, sheet: SheetLayout | None = None,
+               weak_factor: float = 1.0) -> TableView:
     """Fill ``view.background``, ``chroma``, ``light`` and ``mask`` (see the module docstring).
 
     ``chroma_min``: chromaticity distance (normalised rgb) that counts as a piece; ``darker_log`` /
     ``brighter_log``: log lightness ratios beyond which a grey difference counts (a shadow is rarely darker
     than exp(-0.75) = 0.47 of the lit table). ``sheet``: the calibration sheet lying at the origin (its printed
-    markers are predicted instead of mistaken for pieces; see :func:`sheet_in_view`).
+    markers are predicted instead of mistaken for pieces; see :func:`sheet_in_view`). ``weak_factor``: the share
+    of the darkening threshold that still counts for pixels joined to a clear region (1: no hysteresis).
     """
     img = view.image.astype(np.float32)
     bg, alternatives = _background(view, background_mm, sheet)
@@ -153,6 +155,16 @@ def foreground(view: TableView, background_mm: float = 70.0, chroma_min: float =
         light[better] = alt_light[better]
     fg = (badness > 1.0) & view.valid
     fg = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    if weak_factor < 1.0:
+        # hysteresis on darkening: a weaker darkening joined to a clear region belongs to it (the grey-lit top of
+        # a black die on white paper is less dark than its side, found first); weak colour differences are left
+        # out (wood grain would join everything)
+        weak = ((light < weak_factor * darker_log) & view.valid).astype(np.uint8)
+        count, labels = cv2.connectedComponents(weak, connectivity=8)
+        keep = np.zeros(count, bool)
+        keep[np.unique(labels[fg.astype(bool)])] = True
+        keep[0] = False
+        fg = keep[labels].astype(np.uint8)
     view.background = bg
     view.chroma = chroma
     view.light = light

@@ -14,7 +14,8 @@ Public API (what ``vision.detect`` calls)::
   defaults matching the default edition. Read attributes (all optional): ``suit_colors`` (suit -> BGR of the
   pawns/dice), ``die_templates`` (rank -> grey crop of a die's top face, any size, top = the crop's top),
   ``pawn_height_mm``, ``pawn_base_mm``, ``pyramid_colors`` (the colours in play).
-* ``kinds``: which figures to look for (any of "pawn", "die", "pyramid"; Martian Shuffleboard: pyramids only).
+* ``kinds``: which figures may be on the table (any of "pawn", "die", "pyramid"; Martian Shuffleboard: pyramids
+  only). Only these are looked for: a die on the table during a pawns-only search may be read as a pawn.
 * ``rectified``: an already rectified top-down view of the table plane (height 0), to save the work:
   any object with ``image`` (BGR), ``bounds_mm`` (x0, y0, x1, y1) and ``px_per_mm`` as
   :class:`calibration.rectify.Rectified` (output pixel column c covers table x in [x0 + c/p, x0 + (c+1)/p)).

@@ -12,7 +12,7 @@ import math
 import cv2
 import numpy as np
 import pytest
-from tablescene import CameraSpec, Hand, Lighting, PyramidPiece, Scene, render, shuffleboard_scatter
+from tablescene import CameraSpec, Hand, Lighting, PyramidPiece, Scene, render
 
 from calibration.table_calibration import calibrate_from_sheet
 from rules.martian_shuffleboard import footprint, polygon_distance, score_positions

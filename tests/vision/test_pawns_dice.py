@@ -1,0 +1,139 @@
+"""Pawns and dice on rendered frames: suits, a die's top face, and footprints corrected for height parallax.
+
+The frame is calibrated from the A4 sheet in it; the camera is tilted so that the pieces stand well away from
+its nadir, where a top-down reading of a 28 mm pawn (or a die on a coin on a tile) is millimetres off.
+"""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+from tablescene import CameraSpec, CoinPiece, DiePiece, Lighting, PawnPiece, Scene, TilePiece, render
+
+from calibration.table_calibration import calibrate_from_sheet
+from rules.pieces import Kind, Suit
+from vision.figures import detect_figures
+from vision.pawns_dice import DEFAULT_SUIT_BGR, classify_suit, numeral_templates, read_die_face, suit_references
+from vision.pieces import DetectedPiece
+
+PIECES = [
+    PawnPiece("suns", 40, 60),
+    PawnPiece("moons", 95, 100),
+    PawnPiece("crowns", 160, 60, 30),
+    PawnPiece("arms", 230, 70),
+    DiePiece("suns", 1, 60, 140, 35),
+    DiePiece("moons", 0, 130, 150, 5),
+    DiePiece("arms", 5, 200, 140, 60),
+    DiePiece("crowns", 4, 250, 190, 80),
+    TilePiece("arms", 3, "back", 90, 240, 10),
+    CoinPiece("suns", 2, "value", 90, 240, 30),
+    DiePiece("crowns", 3, 90, 240, 20),
+]
+TILE_ON = DetectedPiece(Kind.TILE, 90.0, 240.0, 10.0, height_mm=0.0)
+COIN_ON = DetectedPiece(Kind.COIN, 90.0, 240.0, 30.0, height_mm=3.0)
+
+
+@pytest.fixture(scope="module")
+def frame():
+    scene = Scene(pieces=PIECES, table="wood", sheet="a4", lighting=Lighting(lamp_mm=(250.0, -250.0, 1500.0)))
+    result = render(scene, CameraSpec(distance_mm=600, tilt_deg=25, target_mm=(150, 170)), seed=5)
+    calibration = calibrate_from_sheet(result.image)
+    found = detect_figures(result.image, calibration, occupied_mm=[TILE_ON, COIN_ON])
+    return result, calibration, found
+
+
+def _nearest(found, truth, max_mm: float = 6.0):
+    best = min(found, key=lambda f: math.hypot(f.x_mm - truth.x_mm, f.y_mm - truth.y_mm), default=None)
+    if best is None or math.hypot(best.x_mm - truth.x_mm, best.y_mm - truth.y_mm) > max_mm:
+        return None
+    return best
+
+
+def test_pawns_suit_and_base_position(frame):
+    result, _, found = frame
+    for t in result.of_kind("pawn"):
+        f = _nearest(found, t)
+        assert f is not None, t.suit
+        assert f.kind is Kind.PAWN and f.suit is Suit(t.suit), (t.suit, f.kind, f.suit)
+        assert not f.uncertain, (t.suit, f.reason)
+        assert math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm) < 0.8, t.suit
+
+
+def test_dice_suit_top_face_angle_and_position(frame):
+    result, _, found = frame
+    for t in result.of_kind("die"):
+        f = _nearest(found, t)
+        assert f is not None, (t.suit, t.rank)
+        assert f.kind is Kind.DIE and f.suit is Suit(t.suit) and f.rank == t.rank, (t.suit, t.rank, f.suit, f.rank)
+        assert math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm) < 0.8, (t.suit, t.rank)
+        assert abs((f.angle_deg - t.angle_deg + 45) % 90 - 45) < 4.0, (t.suit, t.rank, f.angle_deg, t.angle_deg)
+        assert f.height_mm == pytest.approx(t.base_mm, abs=0.3)  # on the table, or on the coin on the tile
+
+
+def test_parallax_correction_matters(frame):
+    """Read naively (the middle of what is seen, mapped onto the table plane) a pawn is millimetres away from
+    its base; the fitted 3-D model puts it back."""
+    result, calibration, found = frame
+    for t in result.of_kind("pawn"):
+        f = _nearest(found, t)
+        seen_middle = calibration.pixel_to_table(f.outline_px.mean(axis=0)[None])[0]
+        naive = math.hypot(seen_middle[0] - t.x_mm, seen_middle[1] - t.y_mm)
+        fitted = math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm)
+        assert naive > 3.0, (t.suit, naive)
+        assert fitted < naive / 4, (t.suit, fitted, naive)
+
+
+def test_a_die_on_a_coin_on_a_tile_needs_its_base_height(frame):
+    result, calibration, found = frame
+    t = next(t for t in result.of_kind("die") if t.base_mm > 1.0)
+    assert t.base_mm == pytest.approx(6.2, abs=0.01)  # tile 3.0 + coin 3.2 in the default edition
+    with_support = _nearest(found, t)
+    assert with_support is not None and with_support.height_mm == pytest.approx(6.2, abs=0.01)
+    good = math.hypot(with_support.x_mm - t.x_mm, with_support.y_mm - t.y_mm)
+    bare = detect_figures(result.image, calibration, kinds=("die",))  # not told about the tile and coin
+    f = _nearest(bare, t)
+    assert f is not None and f.height_mm == 0.0
+    assert math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm) > good + 0.5
+
+
+def test_kinds_restrict_the_search(frame):
+    """Only pawns are looked for (a game with pawns alone); the four are found as in the full search."""
+    result, calibration, _ = frame
+    pawns = detect_figures(result.image, calibration, kinds=("pawn",))
+    assert pawns and all(p.kind is Kind.PAWN for p in pawns)
+    for t in result.of_kind("pawn"):
+        f = _nearest(pawns, t)
+        assert f is not None and not f.uncertain and f.suit is Suit(t.suit)
+        assert math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm) < 0.8
+
+
+# ----------------------------------------------------------------------------------------------------- units
+def test_die_faces_read_in_any_turn():
+    templates = numeral_templates(40)
+    body = np.array([40, 40, 200], np.float32)
+    ink = np.array([245, 245, 245], np.float32)
+    for rank, mask in templates.items():
+        for turns in range(4):
+            m = np.rot90(mask, turns)
+            crop = (body[None, None] * (1 - m[..., None]) + ink[None, None] * m[..., None]).astype(np.uint8)
+            crop = cv2.GaussianBlur(crop, (0, 0), 0.8)
+            assert read_die_face(crop).rank == rank, (rank, turns)
+    blank = np.full((40, 40, 3), body, np.uint8)
+    assert read_die_face(blank).rank == 0
+
+
+def test_suit_colours_survive_pale_lighting_and_come_from_the_profile():
+    refs = suit_references(None)
+    for suit, bgr in DEFAULT_SUIT_BGR.items():
+        lit = 0.55 * np.asarray(bgr, float) + 0.45 * 230.0  # a glossy top face under a bright lamp: paler
+        assert classify_suit(lit, refs).suit is suit
+    # a classic set: gold Crowns and purple Moons, learned in teach
+    classic = SimpleNamespace(suit_colors={"suns": (35, 35, 175), "moons": (80, 30, 60), "crowns": (20, 160, 215),
+                                           "arms": (150, 70, 25)})
+    refs = suit_references(classic)
+    assert classify_suit((30, 150, 205), refs).suit is Suit.CROWNS
+    assert classify_suit((85, 35, 62), refs).suit is Suit.MOONS
