@@ -58,10 +58,16 @@ from vision.rectify import TableView
 from vision.segment import EdgeMap, coin_votes, edge_map
 from vision.tiles import refine_tiles, tile_candidates
 
-__all__ = ["Detector", "Shapes", "detect_pieces", "survey_teach_photo", "ALL_KINDS"]
+__all__ = ["Detector", "Shapes", "ProfileMismatch", "detect_pieces", "survey_teach_photo", "ALL_KINDS"]
+
+
+class ProfileMismatch(VisionError):
+    """The frame shows tiles, but they do not look like the piece set of the profile."""
 
 ALL_KINDS = ("tile", "coin", "pawn", "die", "pyramid")
 _FIGURE_KINDS = ("pawn", "die", "pyramid")
+_COIN_VOTES_MIN = 4.0  # coin-centre votes (rim pixels, each at most 1) for a candidate
+_COIN_FIRST_LOOK = 0.35  # correlation with the best coin template, unaligned, for a candidate to be read
 _COIN_ALIGN_PX = 4  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the rim's centre
 _ALIGN_PX = 4  # tile crops: how far (crop pixels, ~1.2 mm each) the printed face may pull the fitted pose
 
@@ -81,6 +87,7 @@ class Shapes:
     view: object  # calibration.rectify.Rectified
     edges: EdgeMap
     hist: np.ndarray  # edge directions modulo 90 degrees (1-degree bins)
+    coin_peaks: np.ndarray  # (n, 3) coin-centre vote peaks: x, y (view px), votes
     circles: list[CircleFit]
     timings_ms: dict[str, float]
 
@@ -96,6 +103,7 @@ class Detector:
 
     ``profile``: a :class:`calibration.profile.PieceSetProfile` (None: the built-in default edition).
     ``px_per_mm``: resolution of the top-down view pieces are found in (reading always uses the raw frame).
+    ``check_profile``: raise :class:`ProfileMismatch` when clear tile outlines do not read as the profile's set.
     """
 
     def __init__(
@@ -104,12 +112,16 @@ class Detector:
         profile: PieceSetProfile | None = None,
         *,
         px_per_mm: float = 1.0,
+        check_profile: bool = True,
     ) -> None:
         self.calibration = calibration
+        self.check_profile = check_profile
         self.profile = profile if profile is not None else default_profile()
         self.view = TableView(calibration, px_per_mm=px_per_mm)
         self.tile_reader = TileReader(self.profile)
         self.coin_reader = CoinReader(self.profile)
+
+    fit_coin_rims = False  # the view-level rim fit: only the profile-free teach survey needs it
 
     # -- geometry --------------------------------------------------------------------------------------------
     def _lift(self, view_px: np.ndarray, heights_mm: np.ndarray | float) -> np.ndarray:
@@ -131,10 +143,11 @@ class Detector:
         edges = edge_map(gray)
         p = self.view.px_per_mm
         votes, hist = coin_votes(edges, COIN_MM * p)
+        coin_peaks = coin_candidates(votes, COIN_MM * p, _COIN_VOTES_MIN)
         start = _tick(timings, "edges", start)
-        circles = fit_circles(edges, coin_candidates(votes, COIN_MM * p, 2.0), COIN_MM * p)
+        circles = fit_circles(edges, coin_peaks, COIN_MM * p) if self.fit_coin_rims else []
         _tick(timings, "coins", start)
-        return Shapes(view, edges, hist, circles, timings)
+        return Shapes(view, edges, hist, coin_peaks, circles, timings)
 
     def _check(self, image: np.ndarray) -> None:
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
@@ -212,16 +225,44 @@ class Detector:
         p = self.view.px_per_mm
         candidates = tile_candidates(shapes.edges, shapes.hist, TILE_MM * p)
         centres = self._lift(candidates[:, :2], self.profile.tile_thickness_mm) if len(candidates) else np.zeros((0, 2))
-        findings = self._examine_tiles(image, centres, candidates[:, 2] if len(candidates) else np.zeros(0))
+        findings: list[_TileFinding] = []
+        accepted: list[np.ndarray] = []
+        # strongest candidates first, in small batches; a candidate on a tile already read is not read again
+        # (the matched filter also peaks half a tile off, between tiles of a grid)
+        order = list(range(len(candidates)))
+        while order:
+            batch = [i for i in order[:6] if not accepted or
+                     np.min(np.linalg.norm(np.array(accepted) - centres[i], axis=1)) >= 0.6 * TILE_MM]
+            order = order[6:]
+            if not batch:
+                continue
+            found = self._examine_tiles(image, centres[batch], candidates[batch, 2])
+            findings += found
+            accepted += [f.centre for f in found if f.reading.status == "ok"]
         proposed: list[np.ndarray] = []
         for _round in range(6):  # lattice completion: grids grow from the tiles found into faint-edged ones
-            accepted = _best_tiles(findings)
-            proposals = _lattice_proposals(accepted, proposed, self.view)
+            tiles = _best_tiles(findings)
+            proposals = _lattice_proposals(tiles, proposed, self.view)
             if len(proposals) == 0:
                 break
             proposed += list(proposals[:, :2])
             findings += self._examine_tiles(image, proposals[:, :2], proposals[:, 2], need_outline=False)
+        self._check_profile(findings)
         return [self._tile_piece(f.centre, f.angle_deg, f.reading, f.support) for f in _best_tiles(findings)]
+
+    def _check_profile(self, findings: list[_TileFinding]) -> None:
+        """Many clear tile outlines of which (almost) none reads as a face or back of the profile's set: the
+        profile is of another set (or the backs were not taught). Judging such a frame would be guessing."""
+        if not self.check_profile:
+            return
+        clear = [f for f in findings if min(f.support) >= 0.6]
+        read = [f for f in clear if f.reading.status == "ok"]
+        if len(clear) >= 4 and len(read) <= 0.25 * len(clear):
+            backs = "" if self.profile.tile_back is not None else " (its tile backs were not taught)"
+            raise ProfileMismatch(
+                f"the tiles in the photo do not look like the piece set of profile {self.profile.name!r}{backs}: "
+                "give the profile of this set (--profile set.json) or teach it with `tableside teach`"
+            )
 
     def _tile_piece(self, centre: np.ndarray, angle: float, reading: Reading, support) -> DetectedPiece:
         uncertain = reading.status != "ok"
@@ -269,38 +310,35 @@ class Detector:
 
     # -- coins -----------------------------------------------------------------------------------------------
     def _read_coins(self, image: np.ndarray, shapes: Shapes, tiles: list[DetectedPiece]) -> list[DetectedPiece]:
-        circles = [c for c in shapes.circles if c.support >= _COIN_SUPPORT_MIN]
-        if not circles:
+        """Coins at the vote peaks: read where the printed face fits best (no rim fit: a light coin on white
+        paper may have no rim to fit, and the face pins the centre to half a millimetre anyway)."""
+        peaks = shapes.coin_peaks
+        if len(peaks) == 0:
             return []
-        seen = self.view.to_table(np.array([[c.x, c.y] for c in circles]))
+        seen = self.view.to_table(peaks[:, :2])
         base = np.array([self.profile.tile_thickness_mm if any(_inside(t, x, y) for t in tiles) else 0.0
                          for x, y in seen])
         heights = base + self.profile.coin_thickness_mm
-        centres = self._lift(np.array([[c.x, c.y] for c in circles]), heights)
-        fits = refine_coins(image, self.calibration, centres, heights)
-        keep = [i for i, f in enumerate(fits) if f.support >= 0.35 and abs(f.radius_mm - COIN_MM / 2) < 0.8]
-        circles = [CircleFit(c.x, c.y, f.radius_mm, f.support, c.score)
-                   for i, (c, f) in enumerate(zip(circles, fits, strict=True)) if i in keep]
-        centres = np.array([centres[i] + [fits[i].dx_mm, fits[i].dy_mm] for i in keep]).reshape(-1, 2)
-        base, heights = base[keep], heights[keep]
-        if not circles:
-            return []
+        centres = self._lift(peaks[:, :2], heights)
         m, n = _COIN_ALIGN_PX, COIN_CROP_PX
-        big = sample_crops(image, self.calibration, centres, np.zeros(len(circles)), heights,
+        big = sample_crops(image, self.calibration, centres, np.zeros(len(centres)), heights,
                            COIN_CROP_MM * (n + 2 * m) / n, n + 2 * m)
-        readings = []
-        for k in range(len(circles)):
+        # a first look at every candidate at once: most vote peaks (wood grain, numerals, marker corners) are
+        # nothing like a coin and are dropped before the costlier aligned reading
+        first = self.coin_reader.correlations(big[:, m : m + n, m : m + n]).max(axis=(1, 2))
+        keep = np.nonzero(first >= _COIN_FIRST_LOOK)[0]
+        readings, kept_centres = [], []
+        for k in keep:
             reading, (dx, dy) = self.coin_reader.read_aligned(big[k], m)
-            centres[k] = centres[k] + np.array([dx, dy]) * COIN_CROP_MM / n  # the crop is not turned
+            kept_centres.append(centres[k] + np.array([dx, dy]) * COIN_CROP_MM / n)  # the crop is not turned
             readings.append(reading)
+        centres, base, heights = np.array(kept_centres).reshape(-1, 2), base[keep], heights[keep]
         found: list[tuple[float, DetectedPiece]] = []
-        for circle, centre, h0, h, reading in zip(circles, centres, base, heights, readings, strict=True):
+        for centre, h0, h, reading in zip(centres, base, heights, readings, strict=True):
             if reading.status == "none":
                 continue
             uncertain = reading.status != "ok"
             reason = reading.reason
-            if not uncertain and circle.support < 0.3:
-                uncertain, reason = True, "outline incomplete"
             outline = self._circle_px(centre, h)
             piece = DetectedPiece(
                 Kind.COIN,
@@ -528,6 +566,9 @@ class _ShapeOnly(Detector):
         self.calibration = calibration
         self.view = TableView(calibration, px_per_mm=1.0)
         self.profile = None  # type: ignore[assignment]
+        self.check_profile = False
+
+    fit_coin_rims = True
 
 
 def _teach_figures(shapes: Shapes, view: TableView, coins: list[TeachPiece],

@@ -196,7 +196,7 @@ def peaks(votes: np.ndarray, radius_px: float, min_votes: float, limit: int = 40
     """Local maxima of a vote map at least ``radius_px`` apart with at least ``min_votes``: (n, 3) array of
     x, y (sub-pixel, parabolic) and value, strongest first."""
     r = max(1, int(round(radius_px)))
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    kernel = np.ones((2 * r + 1, 2 * r + 1), np.uint8)  # square: separable, so cheap; the radius check follows
     dilated = cv2.dilate(votes, kernel)
     mask = (votes >= dilated) & (votes >= min_votes)
     ys, xs = np.nonzero(mask)
@@ -217,9 +217,8 @@ def peaks(votes: np.ndarray, radius_px: float, min_votes: float, limit: int = 40
     dy = 0.5 * (up - down) / np.minimum(up - 2 * centre + down, -1e-6)
     fx[i] += np.clip(dx, -0.5, 0.5)
     fy[i] += np.clip(dy, -0.5, 0.5)
-    # Plateaus give several equal maxima: keep the first of any that are closer than the radius.
-    keep: list[int] = []
-    for k in range(len(fx)):
-        if all((fx[k] - fx[j]) ** 2 + (fy[k] - fy[j]) ** 2 >= r * r for j in keep):
-            keep.append(k)
+    # Plateaus give several equal maxima: keep the first (strongest) of any that are closer than the radius.
+    points = np.column_stack([fx, fy])
+    close = np.sum((points[:, None, :] - points[None, :, :]) ** 2, axis=2) < r * r
+    keep = ~np.any(np.tril(close, k=-1), axis=1)
     return np.column_stack([fx[keep], fy[keep], values[keep]])

@@ -24,7 +24,7 @@ from vision.segment import EdgeMap, dominant_angles, peaks, square_response
 
 __all__ = ["SquareFit", "TileFit", "tile_candidates", "fit_squares", "refine_tiles"]
 
-_PROFILES = 13  # profiles per side
+_PROFILES = 11  # profiles per side
 _STEP = 0.5
 
 
@@ -68,12 +68,8 @@ def tile_candidates(
         return np.zeros((0, 4))
     out = np.vstack(rows)
     out = out[np.argsort(-out[:, 3])]
-    keep: list[int] = []
-    limit2 = (side_px / 3) ** 2
-    for i in range(len(out)):
-        if all((out[i, 0] - out[j, 0]) ** 2 + (out[i, 1] - out[j, 1]) ** 2 >= limit2 for j in keep):
-            keep.append(i)
-    return out[keep]
+    close = np.sum((out[:, None, :2] - out[None, :, :2]) ** 2, axis=2) < (side_px / 3) ** 2
+    return out[~np.any(np.tril(close, k=-1), axis=1)]
 
 
 @njit(cache=True, nogil=True)
@@ -156,9 +152,9 @@ def _fit_squares(gx, gy, cands, side, cap, edge_min, reach, out):  # pragma: no 
     prof = np.zeros((4, k_count, steps))
     ts = np.zeros(k_count)
     offsets = np.zeros(4)
-    wide = np.arange(-int(2 * reach), int(2 * reach) + 1) * 0.5  # centre moves, px: first round
-    narrow = np.arange(-4, 5) * 0.5  # second round, around the first's result
-    rotations = np.arange(-10, 11) * math.radians(0.3)
+    wide = np.arange(-int(reach), int(reach) + 1) * 1.0  # centre moves, px: first round, whole pixels
+    narrow = np.arange(-3, 4) * 0.5  # second round, around the first's result
+    rotations = np.arange(-6, 7) * math.radians(0.4)
     for i in range(cands.shape[0]):
         cx = cands[i, 0]
         cy = cands[i, 1]
@@ -168,9 +164,10 @@ def _fit_squares(gx, gy, cands, side, cap, edge_min, reach, out):  # pragma: no 
         best_r = 0.0
         for _round in range(2):
             shifts = wide if _round == 0 else narrow
+            turns = rotations if _round == 0 else rotations[4:9] * 0.5
             _profiles(gx, gy, cx, cy, theta, half, side, cap, prof, ts, span)
             best = -1.0
-            for r in rotations:
+            for r in turns:
                 # offsets of each side's edge at profile k for a centre shift (du, dv) and a turn r:
                 # left -du + r t, right du - r t, top -dv - r t, bottom dv + r t (see the docstring maths)
                 top_u = -1.0
