@@ -70,9 +70,10 @@ def test_text_report_shows_moves_and_final_position(capsys):
     ("---\nGameType: Slides of Action\nPlayers: 5\n...\n1. c1-d1\n", "bad Players"),
     ("", "holds no game"),
     ("1. e2-e4\n", "does not say which game"),
-    ("---\nGameType: Epic Funhouse\n...\n1. a1-a2\n", "no PPN form for Epic Funhouse ('epic-funhouse'): play it "
-                                                       "with 'tableside funhouse'"),
-    ("---\nGameType: Trampo-Land\n...\n1. (1,1)-(1,3)\n", "no PPN form for Epic Funhouse ('trampo-land')"),
+    ("---\nGameType: Epic Funhouse\n...\n1. a1-a2\n", "does not replay Epic Funhouse records ('epic-funhouse'): "
+                                                       "play the Funhouse with 'tableside funhouse'"),
+    ("---\nGameType: {Name: Epic Funhouse, Room: Trampo-Land}\n...\n", "does not replay Epic Funhouse records"),
+    ("---\nGameType: Trampo-Land\n...\n1. (1,1)-(1,3)\n", "does not replay Epic Funhouse records ('trampo-land')"),
     ("---\nGameType: Martian Shuffleboard\n...\n1. xR3@(0,0)\n", "Players"),
 ])
 def test_bad_records_exit_2_with_one_line(capsys, tmp_path, content, message):

@@ -52,8 +52,9 @@ def adapter(name: str) -> ModuleType:
 
         known = ", ".join(GAME_TYPES[n] for n in ADAPTERS)
         if name == "epic-funhouse" or name in ROOMS:
-            # Epic Funhouse is played from a seeded set-up and its rooms hand over to each other: no PPN form.
-            raise RecordError(f"tableside has no PPN form for Epic Funhouse ({name!r}): play it with "
+            # Epic Funhouse's rooms are set up from each other and a seeded generator: no PPN moves to replay
+            # (a room's position may still be written as PPN, to be drawn).
+            raise RecordError(f"tableside does not replay Epic Funhouse records ({name!r}): play the Funhouse with "
                               f"'tableside funhouse' and keep a game with --save FILE / --resume FILE; "
                               f"tableside replays PPN records of {known}")
         raise RecordError(f"cannot replay a game of {name!r}: tableside replays {known}")

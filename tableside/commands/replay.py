@@ -23,7 +23,7 @@ Replay a Portable Piecepack Notation (.ppn) record move by move through the game
   tableside replay file.ppn --game 2   the second game of a file holding several
 
 Games: Easy Slider, Slides of Action, Plans of Action, Martian Shuffleboard (named by the record's GameType).
-Epic Funhouse has no PPN form: play it with 'tableside funhouse' (saved games are JSON, --save/--resume).
+Epic Funhouse records are not replayed: play it with 'tableside funhouse' (games are saved as JSON).
 A record that cannot be read, an unknown game or a missing file: one line on stderr, exit 2.
 """
 
