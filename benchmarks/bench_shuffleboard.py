@@ -18,7 +18,8 @@ Reported (markdown tables):
    (``rules.martian_shuffleboard.polygon_distance`` of ``footprint`` squares, the scoring geometry), all pairs and
    the pairs closer than two Small heights (the ones that decide scores); share within 0.5 mm;
 3. scoring: share of frames whose ``score_positions`` points (confident pieces only) equal the truth's;
-4. time per frame (detection only; rendering excluded), per resolution.
+4. time per frame (detection only; rendering excluded), per resolution: wall clock and CPU time of the process
+   (OpenCV may use several cores; on a shared machine the CPU time is the steadier figure).
 
 Renders take seconds each; ``--cache DIR`` keeps them on disk between runs.
 """
@@ -243,10 +244,12 @@ def summarise(frames: list[dict], title: str) -> str:
                  f"the {len(close_call)} where some scoring pair's true gap is within 0.5 mm of one Small height "
                  "(too close to call by measurement).")
     lines.append("")
-    lines += ["| resolution | frames | detection time per frame (s): mean | max |", "|---|---|---|---|"]
+    lines += ["| resolution | frames | detection wall time per frame (s): mean | max | CPU time (s): mean |",
+              "|---|---|---|---|---|"]
     for res in sorted({f["resolution"] for f in frames}):
         t = [f["seconds"] for f in frames if f["resolution"] == res]
-        lines.append(f"| {res} | {len(t)} | {np.mean(t):.2f} | {np.max(t):.2f} |")
+        c = [f.get("cpu_seconds", float("nan")) for f in frames if f["resolution"] == res]
+        lines.append(f"| {res} | {len(t)} | {np.mean(t):.2f} | {np.max(t):.2f} | {np.mean(c):.2f} |")
     reasons: dict[str, int] = {}
     for p in unc:
         for r in (p.get("reason") or "").split("; "):
@@ -281,10 +284,11 @@ def main(argv=None) -> int:
         for name, calib in (("sheet", sheet_cal), ("exact", exact_calibration(result, sheet_cal.report.paper))):
             if name == "exact" and args.no_exact:
                 continue
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             found = detect_figures(result.image, calib, kinds=("pyramid",))
             seconds = time.perf_counter() - start
             runs[name].append(measure_frame(result, calib, seconds, found))
+            runs[name][-1]["cpu_seconds"] = time.process_time() - cpu
         last = runs["sheet"][-1]
         print(f"frame {index}: {last['resolution']} {scene.table} tilt {spec.tilt_deg:.0f} dist {spec.distance_mm:.0f}"
               f" {last['seconds']:.2f}s", file=sys.stderr)

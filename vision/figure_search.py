@@ -444,7 +444,7 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         kind = Kind.PYRAMID
     else:
         kind = Kind.PAWN if best.kind == "pawn" else Kind.DIE
-        refs = suit_references(search.profile)
+        refs = suit_references(search.profile, best.kind)
         if kind is Kind.DIE:
             crop = die_top_crop(search.image, search.calibration, fit.pose, best.base_h + _die_side(best.model))
             vote = classify_suit(body_colour(crop), refs)

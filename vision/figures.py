@@ -12,8 +12,9 @@ Public API (what ``vision.detect`` calls)::
   projected through the calibration, so the reported position is its base on the table.
 * ``profile``: the piece-set profile (:mod:`calibration.profile`, written by teach) or None for the built-in
   defaults matching the default edition. Read attributes (all optional): ``suit_colors`` (suit -> BGR of the
-  pawns/dice), ``die_templates`` (rank -> grey crop of a die's top face, any size, top = the crop's top),
-  ``pawn_height_mm``, ``pawn_base_mm``, ``pyramid_colors`` (the colours in play).
+  pawns, and of the dice without ``die_colors``), ``die_colors``, ``die_templates`` (rank -> grey crop of a
+  die's top face, any size, top = the crop's top), ``pawn_height_mm``, ``pawn_base_mm``,
+  ``tile_thickness_mm``, ``coin_thickness_mm``, ``pyramid_colors`` (the colours in play; None: all).
 * ``kinds``: which figures may be on the table (any of "pawn", "die", "pyramid"; Martian Shuffleboard: pyramids
   only). Only these are looked for: a die on the table during a pawns-only search may be read as a pawn.
 * ``rectified``: an already rectified top-down view of the table plane (height 0), to save the work:

@@ -73,10 +73,14 @@ class FaceVote:
     reason: str | None = None
 
 
-def suit_references(profile: Any = None) -> dict[Suit, tuple[float, float, float]]:
-    """Suit -> BGR of the pawns/dice: the profile's ``suit_colors`` (keys suits or suit names) or the
-    default edition's."""
-    colours = getattr(profile, "suit_colors", None) if profile is not None else None
+def suit_references(profile: Any = None, kind: str = "pawn") -> dict[Suit, tuple[float, float, float]]:
+    """Suit -> BGR of the pawns (``kind`` "pawn") or dice ("die"): the profile's ``suit_colors`` /
+    ``die_colors`` (keys suits or suit names; a die falls back to the suit colours) or the default edition's."""
+    colours = None
+    if profile is not None:
+        if kind == "die":
+            colours = getattr(profile, "die_colors", None) or None
+        colours = colours or getattr(profile, "suit_colors", None) or None
     if not colours:
         return {s: tuple(float(v) for v in c) for s, c in DEFAULT_SUIT_BGR.items()}
     out = {}
@@ -219,7 +223,8 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
     """The rank on a die's top face from :func:`die_top_crop`'s crop (see the module docstring)."""
     size = crop.shape[0]
     ink = _ink_mask(crop)
-    templates = _profile_templates(profile, size) or numeral_templates(size)
+    # the faces teach saw replace the default edition's drawing of those ranks; the others keep it
+    templates = {**numeral_templates(size), **(_profile_templates(profile, size) or {})}
     coverage = float((ink > 0.5).mean())
     if coverage < blank_ink:
         if 0 in templates:  # a profile's null may carry a mark (a dot, a ring): match it like the others

@@ -137,3 +137,21 @@ def test_suit_colours_survive_pale_lighting_and_come_from_the_profile():
     refs = suit_references(classic)
     assert classify_suit((30, 150, 205), refs).suit is Suit.CROWNS
     assert classify_suit((85, 35, 62), refs).suit is Suit.MOONS
+
+
+def test_die_faces_learned_in_teach_replace_the_default_drawing():
+    """A set whose ace is a big suit symbol (here a ring): teach's crop of it is what reads it; the numerals
+    it did not see keep the default drawing."""
+    body, ink = np.array([40, 40, 200], np.float32), np.array([245, 245, 245], np.float32)
+
+    def face(mask: np.ndarray) -> np.ndarray:
+        return (body * (1 - mask[..., None]) + ink * mask[..., None]).astype(np.uint8)
+
+    ring = np.zeros((40, 40), np.float32)
+    cv2.circle(ring, (20, 20), 10, 1.0, 4)
+    crop = cv2.GaussianBlur(face(ring), (0, 0), 0.8)
+    assert read_die_face(crop).rank != 1  # the default edition's ace is an "A"
+    profile = SimpleNamespace(die_templates={1: cv2.cvtColor(face(ring), cv2.COLOR_BGR2GRAY)})
+    assert read_die_face(crop, profile).rank == 1
+    three = cv2.GaussianBlur(face(numeral_templates(40)[3]), (0, 0), 0.8)
+    assert read_die_face(three, profile).rank == 3
