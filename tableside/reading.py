@@ -264,10 +264,27 @@ def _possible(known: list[Any], universe: Sequence[Any]) -> tuple[list[Any], lis
     return clean, [{k} if k is not None else set(free) for k in clean]
 
 
+def _unless_contradicted(marks: list[Any], found: dict[tuple[int, int], Tile], axis: int) -> list[Any]:
+    """Pawn suits (``axis`` 0, rows 1-4) or coin ranks (``axis`` 1, columns) with the ones their whole line of
+    tiles contradicts dropped to unknown: when every tile of a row is read as one suit (every tile of a column
+    as one rank) and the pawn (coin) says another, a misread pawn (coin) is likelier than five (four)
+    misplaced tiles, so it decides nothing."""
+    out = list(marks)
+    for k, mark in enumerate(marks):
+        if mark is None:
+            continue
+        cells = [(c, k) for c in range(5)] if axis == 0 else [(k, r) for r in range(4)]
+        tiles = [found.get(cell) for cell in cells]
+        if any(t is None or t.rank == 0 for t in tiles):
+            continue
+        values = {t.suit if axis == 0 else t.rank for t in tiles}
+        if len(values) == 1 and mark not in values:
+            out[k] = None
+    return out
+
+
 def judge_easy_slider_board(layout: EasySliderLayout) -> BoardVerdict:
     """The Done check of one board found by :func:`vision.grid_games.find_easy_slider_boards`."""
-    pawns, pawn_sets = _possible([_pawn_suit(p) for p in layout.pawns], SUITS)
-    coins, coin_sets = _possible([_coin_rank(c) for c in layout.coins], (1, 2, 3, 4, 5))
     board_issue = layout.ambiguous
     if board_issue is None:
         misfit = [p for p in layout.problems if p.kind == "misfit"]
@@ -297,6 +314,9 @@ def judge_easy_slider_board(layout: EasySliderLayout) -> BoardVerdict:
             for cell in cells:
                 found.pop(cell, None)
                 unknown[cell] = f"the {tile} is read on {len(cells)} cells: one reading is wrong"
+    pawns, pawn_sets = _possible(_unless_contradicted([_pawn_suit(p) for p in layout.pawns], found, 0), SUITS)
+    coins, coin_sets = _possible(_unless_contradicted([_coin_rank(c) for c in layout.coins], found, 1),
+                                 (1, 2, 3, 4, 5))
     accounted = sum(1 for fits in layout.cells.values() for _ in fits) + len(layout.between)
     empty = [(c, r) for r in range(5) for c in range(5) if (c, r) not in layout.cells and (c, r) not in unknown]
     sure_hole = accounted == 24 and len(empty) == 1 and not layout.outside

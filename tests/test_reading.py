@@ -192,6 +192,34 @@ def test_unread_pawn_or_coin_makes_its_cells_unsure_but_impossible_tiles_still_w
     assert {c.name for c in verdict.unsure_cells} == {"c5", "c4", "c3", "c2"}
 
 
+def test_a_pawn_or_coin_its_whole_line_contradicts_decides_nothing():
+    state = solved_board("MSAC", "245a3")
+    pieces = board_pieces(state, 31)
+    pawns = [i for i, p in enumerate(pieces) if p.kind == "pawn"]
+    coins = [i for i, p in enumerate(pieces) if p.kind == "coin"]
+    # the crowns pawn (row 4) hidden and the moons pawn (row 1) misread as crowns: no duplicate gives it away,
+    # but all five tiles of row 1 are moons
+    detections = seen(pieces, 32, missing=[pawns[3]])
+    k = next(i for i, d in enumerate(detections) if d.kind is Kind.PAWN)
+    detections[k] = DetectedPiece(Kind.PAWN, detections[k].x_mm, detections[k].y_mm, suit=Suit.CROWNS)
+    [verdict] = check_easy_slider(detections)
+    assert verdict.verdict == "unsure" and verdict.pawns[0] is None
+    assert {"a5", "b5", "c5", "d5", "e5"} <= {c.name for c in verdict.unsure_cells}
+    # the same for a coin: the ace coin (column 4) hidden, the 2 coin (column 1) misread as an ace
+    detections = seen(pieces, 33, missing=[coins[3]])
+    k = next(i for i, d in enumerate(detections) if d.kind is Kind.COIN)
+    detections[k] = DetectedPiece(Kind.COIN, detections[k].x_mm, detections[k].y_mm, rank=1, side="value")
+    [verdict] = check_easy_slider(detections)
+    assert verdict.verdict == "unsure" and verdict.coins[0] is None
+    # the price: two whole rows swapped by the player (a real fumble) contradict both pawns, so the check
+    # abstains instead of calling the fumble
+    wrong_row = es.State.from_layout([state.board[5:10], state.board[0:5], *[state.board[i:i + 5]
+                                                                               for i in (10, 15, 20)]],
+                                     "MSAC", "245a3")
+    [verdict] = check_easy_slider(seen(board_pieces(wrong_row, 34), 35))
+    assert verdict.verdict == "unsure"
+
+
 def test_a_tile_read_twice_or_between_cells_is_unsure():
     state = solved_board()
     pieces = board_pieces(state, 21)
