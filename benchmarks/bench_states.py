@@ -41,19 +41,24 @@ from calibration.errors import CalibrationError  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
 from calibration.table_calibration import calibrate_from_sheet  # noqa: E402
 from tableside.frame_input import _detect  # noqa: E402
-from tableside.reading import NotReadable, check_easy_slider, score_shuffleboard  # noqa: E402
+from tableside.reading import check_easy_slider, score_shuffleboard  # noqa: E402
 from vision.detect import detect_pieces  # noqa: E402
+from vision.errors import VisionError  # noqa: E402
 
 
 def bench_done_checks(boards: int, editions: list[str]) -> dict:
     rows = {}
     for edition in editions:
         t0 = time.perf_counter()
-        profile = load_profile(taught_profile(edition))
+        try:
+            profile = load_profile(taught_profile(edition))
+        except CalibrationError as err:  # teaching refused the edition's teach photos: nothing to judge with
+            rows[edition] = {"not_taught": str(err)}
+            continue
         teach_s = time.perf_counter() - t0
         counts = {"correct": 0, "fumble": 0, "unsure": 0, "error": 0}
         by_case = {case: {"correct": 0, "fumble": 0, "unsure": 0, "error": 0} for case in DONE_CASES}
-        wrong_verdicts, wrong_cells, times = [], 0, []
+        wrong_verdicts, wrong_cells, times, errors = [], 0, [], []
         for i in range(boards):
             case = DONE_CASES[i % len(DONE_CASES)]
             frame, state, expected = done_check_frame(case, 1000 + i, edition)
@@ -64,8 +69,9 @@ def bench_done_checks(boards: int, editions: list[str]) -> dict:
                 verdicts = check_easy_slider(detection)
                 verdict = verdicts[0]
                 got = verdict.verdict if len(verdicts) == 1 else "error"
-            except (NotReadable, CalibrationError):
+            except (VisionError, CalibrationError) as err:  # NotReadable is a VisionError
                 got, verdict = "error", None
+                errors.append(f"{case} {1000 + i}: {err}")
             times.append(time.perf_counter() - t)
             counts[got] += 1
             by_case[case][got] += 1
@@ -76,7 +82,7 @@ def bench_done_checks(boards: int, editions: list[str]) -> dict:
                 truly = {w.cell.name for w in state.done_check().wrong_cells}
                 wrong_cells += sum(1 for c in verdict.wrong_cells if c.name not in truly)
         rows[edition] = {"boards": boards, "counts": counts, "by_case": by_case, "wrong_verdicts": wrong_verdicts,
-                         "cells_wrongly_declared_wrong": wrong_cells, "teach_s": round(teach_s, 1),
+                         "cells_wrongly_declared_wrong": wrong_cells, "errors": errors, "teach_s": round(teach_s, 1),
                          "s_per_frame": round(float(np.mean(times)), 2)}
     return rows
 
@@ -105,7 +111,7 @@ def bench_shuffleboard(frames: int) -> dict:
             calibration = calibrate_from_sheet(frame.image)
             result = score_shuffleboard(_detect(frame.image, calibration, None, ("pyramid",)))
             scores = result.scores
-        except (NotReadable, CalibrationError) as err:
+        except (VisionError, CalibrationError) as err:
             result, scores = None, {"error": str(err)}
         times.append(time.perf_counter() - t)
         if scores == truth.points:
@@ -139,16 +145,23 @@ def main() -> None:
     print("| edition | boards | correct | fumble | unsure | error | wrong verdicts | cells wrongly wrong | s/frame |")
     print("|---|---|---|---|---|---|---|---|---|")
     for edition, row in report["done_checks"].items():
+        if "not_taught" in row:
+            print(f"| {edition} | not taught: {row['not_taught']} |")
+            continue
         c = row["counts"]
         print(f"| {edition} | {row['boards']} | {c['correct']} | {c['fumble']} | {c['unsure']} | {c['error']} | "
               f"{len(row['wrong_verdicts'])} | {row['cells_wrongly_declared_wrong']} | {row['s_per_frame']} |")
     print("\nper case (correct/fumble/unsure/error):")
     for edition, row in report["done_checks"].items():
+        if "not_taught" in row:
+            continue
         cases = ", ".join(f"{case} {v['correct']}/{v['fumble']}/{v['unsure']}/{v['error']}"
                           for case, v in row["by_case"].items())
         print(f"  {edition}: {cases}")
         for wrong in row["wrong_verdicts"]:
             print(f"  WRONG {edition}: {wrong}")
+        for error in row["errors"][:5]:
+            print(f"  error {edition}: {error[:160]}")
     sb = report["shuffleboard"]
     if sb:
         print("\n## Martian Shuffleboard scores vs truth\n")
