@@ -522,7 +522,7 @@ def _read_slides(pieces: list[DetectedPiece], players: Any = 2, one_diagonal: bo
         state = soa.State.from_layout(coins, players=players, one_diagonal=one_diagonal)
     except LayoutError as err:
         raise _layout_error("slides-of-action", err) from None
-    notes = [f"whose turn it is cannot be seen: shown as {state.turn.value}'s turn"] + _inferred_note(layout)
+    notes = [f"whose turn it is cannot be seen: shown with {state.turn.value} to move"] + _inferred_note(layout)
     return Reading("slides-of-action", None, state, state.diagram(), notes, layout)
 
 

@@ -128,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
         print_json({"game": game, "room": room, "text": reading.text, "state": _state_json(reading.state),
                     "ppn": ppn, "notes": reading.notes})
     else:
-        print(reading.text)
+        text = reading.text
+        # one-line diagrams ("ACSA/SACS/CSAC/ACS.") are rows separated by "/": print them as rows
+        print("\n".join(text.split("/")) if "\n" not in text and "/" in text else text)
         for note in reading.notes:
             print(f"note: {note}")
         if ppn:
