@@ -438,8 +438,3 @@ def split_blob(view: TableView, blob: Blob, min_depth_mm: float = 1.2, min_part_
     for part in parts:
         out.extend(split_blob(view, part, min_depth_mm, min_part_mm2))
     return out
-
-
-def rectified_to_view_matrix(view: TableView) -> np.ndarray:
-    """Table mm -> view pixels (3x3), for warps."""
-    return rectified_matrix(view.bounds_mm, view.px_per_mm)

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from calibration.table_calibration import Calibration
-from rules.pieces import DIE_MM, SUITS, Suit
+from rules.pieces import DIE_MM, Suit
 from vision.figure_models import rotation
 
 __all__ = [
@@ -252,5 +252,3 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
     reason = f"die face unclear: {r1} or {r2}" if ambiguous else None
     return FaceVote(r1, s1, margin, ambiguous, reason)
 
-
-SUIT_ORDER = SUITS
