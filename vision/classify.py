@@ -42,6 +42,7 @@ __all__ = ["Reading", "TileReader", "CoinReader"]
 
 _CELLS = 5  # tiles: occlusion cells per side
 _COVERED_SHARE = 0.6  # at most this share of cells may be covered for a "partly hidden" piece
+_SIDE_MARGIN = 0.12  # coins: how far the best label of the other side must trail for the side to be sure
 
 
 @dataclass(frozen=True)
@@ -310,22 +311,40 @@ class CoinReader:
 
     def read_aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int]]:
         """Read a crop ``margin`` pixels wider on each side than a coin crop, moving the window (coarse to fine)
-        to where the best template correlates most: the polar features need the centre to a fraction of a
-        millimetre, and a coin's rim can be too faint (a light coin on white paper) to fit that well."""
+        to where each likely label's template correlates most: the polar features need the centre to a fraction
+        of a millimetre, and a coin's rim can be too faint (a light coin on white paper) to fit that well. Each
+        label is judged at its own best window, so a blurred numeral is not read as a symbol that happens to fit
+        better a millimetre off."""
         n, m = COIN_CROP_PX, margin
+        scores: dict[tuple[int, int], np.ndarray] = {}  # window -> (labels, angles)
 
-        def best_at(shifts: list[tuple[int, int]]) -> tuple[float, tuple[int, int]]:
-            windows = np.stack([big[m + dy : m + dy + n, m + dx : m + dx + n] for dx, dy in shifts])
-            corr = self.correlations(windows).max(axis=(1, 2))
-            k = int(np.argmax(corr))
-            return float(corr[k]), shifts[k]
+        def look(shifts: list[tuple[int, int]]) -> None:
+            new = [w for w in shifts if w not in scores and abs(w[0]) <= m and abs(w[1]) <= m]
+            if not new:
+                return
+            windows = np.stack([big[m + dy : m + dy + n, m + dx : m + dx + n] for dx, dy in new])
+            for w, corr in zip(new, self.correlations(windows), strict=True):
+                scores[w] = corr
 
         step = max(1, m // 2)
-        _, (bx, by) = best_at([(dx, dy) for dx in (-step, 0, step) for dy in (-step, 0, step)])
-        _, (bx, by) = best_at([(bx + dx, by + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
-                               if abs(bx + dx) <= m and abs(by + dy) <= m])
-        reading = self.read(big[None, m + by : m + by + n, m + bx : m + bx + n])[0]
-        return reading, (bx, by)
+        look([(dx, dy) for dx in (-step, 0, step) for dy in (-step, 0, step)])
+        while step > 1:  # halve the step around each likely label's best window
+            step //= 2
+            windows = list(scores)
+            per_window = np.stack([scores[w].max(axis=1) for w in windows])  # (windows, labels)
+            for label in np.argsort(-per_window.max(axis=0))[:3]:
+                bx, by = windows[int(np.argmax(per_window[:, label]))]
+                look([(bx + dx, by + dy) for dx in (-step, 0, step) for dy in (-step, 0, step)])
+        windows = list(scores)
+        stack = np.stack([scores[w] for w in windows])  # (windows, labels, angles)
+        per_label = stack.max(axis=2)  # (windows, labels)
+        best_window = per_label.argmax(axis=0)  # per label
+        best = per_label.max(axis=0)
+        top = int(np.argmax(best))
+        where = windows[int(best_window[top])]
+        shift = int(np.argmax(scores[where][top]))
+        crop = big[None, m + where[1] : m + where[1] + n, m + where[0] : m + where[0] + n]
+        return self._judge(best, top, shift, crop), where
 
     def correlations(self, crops: np.ndarray) -> np.ndarray:
         """(n, t, COIN_ANGLES): correlation of each crop turned by every angle step with every template."""
@@ -340,34 +359,37 @@ class CoinReader:
         if len(crops) == 0:
             return []
         corr = self.correlations(crops)
-        polar = None
         readings = []
         for i in range(len(crops)):
             per_label = corr[i].max(axis=1)
-            order = np.argsort(-per_label)
-            best, second = int(order[0]), int(order[1])
-            score = float(per_label[best])
-            margin = float(score - per_label[second])
-            side, suit, rank = self.labels[best]
-            shift = int(np.argmax(corr[i, best]))
-            angle = shift * 360.0 / COIN_ANGLES
-            min_score, min_margin = self.min_score[side], self.min_margin[side]
-            confidence = _confidence(score, margin, min_score, min_margin)
-            if score >= min_score and margin >= min_margin:
-                readings.append(Reading("ok", side, suit, rank, angle, score, margin, confidence))
-                continue
-            if score >= min_score:
-                readings.append(Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear"))
-                continue
-            if polar is None:
-                polar = coin_polar(crops)
-            covered, masked = self._occlusion(polar[i], best, shift)
-            if masked >= min_score + 0.1 and 0 < covered <= _COVERED_SHARE:
-                readings.append(Reading("hidden", side, None, None, angle, masked, margin, confidence, "partly hidden",
-                                        covered))
-            else:
-                readings.append(Reading("none", score=score, margin=margin, confidence=confidence, covered=covered))
+            best = int(np.argmax(per_label))
+            readings.append(self._judge(per_label, best, int(np.argmax(corr[i, best])), crops[i : i + 1]))
         return readings
+
+    def _judge(self, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray) -> Reading:
+        """The reading from every label's correlation, the best label and its turn (in angle steps)."""
+        order = np.argsort(-per_label)
+        score = float(per_label[best])
+        margin = float(score - per_label[int(order[1])]) if len(order) > 1 else 1.0
+        side, suit, rank = self.labels[best]
+        # Which side is up decides games (a coin turned over in Whack-a-Dummy): the best label of the other side
+        # must be clearly behind, or the side is unclear (a blurred numeral is a blob, and so is a symbol).
+        other = max((float(v) for v, lab in zip(per_label, self.labels, strict=True) if lab[0] != side), default=-1)
+        if score - other < _SIDE_MARGIN:
+            margin = min(margin, score - other)
+        angle = shift * 360.0 / COIN_ANGLES
+        min_score, min_margin = self.min_score[side], self.min_margin[side]
+        confidence = _confidence(score, margin, min_score, min_margin)
+        if score >= min_score and margin >= min_margin:
+            return Reading("ok", side, suit, rank, angle, score, margin, confidence)
+        if score >= min_score:
+            return Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear")
+        if score < 0.3:
+            return Reading("none", score=score, margin=margin, confidence=confidence)
+        covered, masked = self._occlusion(coin_polar(crop)[0], best, shift)
+        if masked >= min_score + 0.1 and 0 < covered <= _COVERED_SHARE:
+            return Reading("hidden", side, None, None, angle, masked, margin, confidence, "partly hidden", covered)
+        return Reading("none", score=score, margin=margin, confidence=confidence, covered=covered)
 
     def _occlusion(self, polar: np.ndarray, template: int, shift: int) -> tuple[float, float]:
         """Share of the coin (8 sectors, plus the middle) unlike the best template at its best turn, and the

@@ -68,7 +68,9 @@ ALL_KINDS = ("tile", "coin", "pawn", "die", "pyramid")
 _FIGURE_KINDS = ("pawn", "die", "pyramid")
 _COIN_VOTES_MIN = 4.0  # coin-centre votes (rim pixels, each at most 1) for a candidate
 _COIN_FIRST_LOOK = 0.35  # correlation with the best coin template, unaligned, for a candidate to be read
-_COIN_ALIGN_PX = 4  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the rim's centre
+_RIM_SUPPORT_MIN = 0.35  # share of rays finding a coin's rim for a coin to be there
+_COIN_ALIGN_PX = 8  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the vote peak
+_FACE_ONLY_EXTRA = 0.15  # how much better than usual a face must match where no outline shows
 _ALIGN_PX = 4  # tile crops: how far (crop pixels, ~1.2 mm each) the printed face may pull the fitted pose
 
 
@@ -120,6 +122,7 @@ class Detector:
         self.view = TableView(calibration, px_per_mm=px_per_mm)
         self.tile_reader = TileReader(self.profile)
         self.coin_reader = CoinReader(self.profile)
+        self.markers_mm = _sheet_markers(calibration)
 
     fit_coin_rims = False  # the view-level rim fit: only the profile-free teach survey needs it
 
@@ -218,6 +221,12 @@ class Detector:
                 mm = TILE_CROP_MM / n
                 step = np.array([dx * math.cos(a) - dy * math.sin(a), dx * math.sin(a) + dy * math.cos(a)])
                 centre = centre + mm * step
+            if not need_outline and not _outline_usable(fine[i].support) and reading.status != "none":
+                # Where only the grid says a tile should be and its outline hardly shows (touching white tiles on
+                # white paper), the face alone must show it, clearly: a pawn's head is no crown.
+                side = reading.side or "face"
+                if reading.score < self.tile_reader.min_score[side] + _FACE_ONLY_EXTRA:
+                    reading = Reading("none", score=reading.score)
             findings.append(_TileFinding(centre, float(angle), reading, fine[i].support))
         return findings
 
@@ -313,6 +322,13 @@ class Detector:
         """Coins at the vote peaks: read where the printed face fits best (no rim fit: a light coin on white
         paper may have no rim to fit, and the face pins the centre to half a millimetre anyway)."""
         peaks = shapes.coin_peaks
+        if len(peaks) and self.markers_mm is not None:
+            # the calibration sheet's markers: a white bit of one framed in black passes for a blank coin
+            at = self.view.to_table(peaks[:, :2])
+            inside = np.zeros(len(peaks), bool)
+            for x0, y0, x1, y1 in self.markers_mm:
+                inside |= (at[:, 0] > x0) & (at[:, 0] < x1) & (at[:, 1] > y0) & (at[:, 1] < y1)
+            peaks = peaks[~inside]
         if len(peaks) == 0:
             return []
         seen = self.view.to_table(peaks[:, :2])
@@ -332,6 +348,15 @@ class Detector:
             reading, (dx, dy) = self.coin_reader.read_aligned(big[k], m)
             kept_centres.append(centres[k] + np.array([dx, dy]) * COIN_CROP_MM / n)  # the crop is not turned
             readings.append(reading)
+        # A coin must show a rim: a blank bit of paper passes for a blank (null) face, and on a tile a printed
+        # suit symbol or numeral can pass for a coin's face.
+        read = [j for j in range(len(keep)) if readings[j].status != "none"]
+        if read:
+            rims = refine_coins(image, self.calibration, np.array([kept_centres[j] for j in read]),
+                                heights[keep][read])
+            for j, rim in zip(read, rims, strict=True):
+                if rim.support < _RIM_SUPPORT_MIN or abs(rim.radius_mm - COIN_MM / 2) > 0.6:
+                    readings[j] = Reading("none", score=readings[j].score)
         centres, base, heights = np.array(kept_centres).reshape(-1, 2), base[keep], heights[keep]
         found: list[tuple[float, DetectedPiece]] = []
         for centre, h0, h, reading in zip(centres, base, heights, readings, strict=True):
@@ -420,6 +445,22 @@ def _lattice_proposals(tiles: list[_TileFinding], tried: list[np.ndarray], view:
                 continue
             out.append([spot[0], spot[1], t.angle_deg % 90.0])
     return np.array(out).reshape(-1, 3)
+
+
+def _sheet_markers(calibration: Calibration) -> list[tuple[float, float, float, float]] | None:
+    """The table rectangles (x0, y0, x1, y1 mm) of the calibration sheet's markers, when the calibration was made
+    from a sheet (the sheet is then on the table, usually under the play area)."""
+    report = calibration.report
+    if report is None or not report.paper:
+        return None
+    from calibration.sheet import sheet_layout
+
+    try:
+        layout = sheet_layout(report.paper)
+    except (KeyError, ValueError):
+        return None
+    return [(float(c[:, 0].min()), float(c[:, 1].min()), float(c[:, 0].max()), float(c[:, 1].max()))
+            for c in layout.markers.values()]
 
 
 def _inside(tile: DetectedPiece, x: float, y: float, margin: float = 0.0) -> bool:

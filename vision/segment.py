@@ -49,11 +49,11 @@ def edge_map(gray: np.ndarray) -> EdgeMap:
 
 @njit(cache=True, nogil=True)
 def _coin_votes(gx, gy, low, cap, radius, acc, hist):  # pragma: no cover - numba
-    """Coin-centre votes (both ways along the gradient, ``radius`` away) and the histogram of edge directions
-    modulo 90 degrees (1 degree bins, capped weights)."""
+    """Coin-centre votes (both ways along the gradient, ``radius`` away) and, per cell of 128 x 128 pixels, the
+    histogram of edge directions modulo 90 degrees (1 degree bins, capped weights)."""
     h, w = gx.shape
     low2 = low * low
-    bins = hist.shape[0]
+    bins = hist.shape[2]
     for y in range(h):
         for x in range(w):
             ex = gx[y, x]
@@ -66,7 +66,7 @@ def _coin_votes(gx, gy, low, cap, radius, acc, hist):  # pragma: no cover - numb
             nx = ex / m
             ny = ey / m
             angle = math.degrees(math.atan2(ny, nx)) % 90.0
-            hist[int(angle * bins / 90.0) % bins] += weight
+            hist[y >> 7, x >> 7, int(angle * bins / 90.0) % bins] += weight
             for sign in (-1.0, 1.0):
                 cx = int(x + sign * radius * nx + 0.5)
                 cy = int(y + sign * radius * ny + 0.5)
@@ -75,34 +75,49 @@ def _coin_votes(gx, gy, low, cap, radius, acc, hist):  # pragma: no cover - numb
 
 
 def coin_votes(edges: EdgeMap, coin_px: float) -> tuple[np.ndarray, np.ndarray]:
-    """Smoothed coin-centre votes for coins of diameter ``coin_px`` and the 90-bin edge-direction histogram."""
+    """Smoothed coin-centre votes for coins of diameter ``coin_px`` and the edge-direction histograms of the
+    view's cells of 128 x 128 pixels (cells down, cells across, 90 one-degree bins)."""
     h, w = edges.gx.shape
     acc = np.zeros((h, w), np.float32)
-    hist = np.zeros(90, np.float64)
+    hist = np.zeros(((h + 127) // 128, (w + 127) // 128, 90), np.float64)
     _coin_votes(edges.gx, edges.gy, 1.5 * edges.noise, 4.0 * edges.noise, coin_px / 2.0, acc, hist)
     return cv2.GaussianBlur(acc, (0, 0), max(0.8, 0.05 * coin_px)), hist
 
 
-def dominant_angles(hist: np.ndarray, limit: int = 4, share: float = 0.2) -> list[float]:
-    """Directions (degrees modulo 90) that many edges share: the rotations of the tiles in view."""
-    bins = len(hist)
-    smooth = hist.copy()
+def _smooth(hist: np.ndarray) -> np.ndarray:
+    out = hist.copy()
     for k in (1, 2):  # circular [1 2 3 2 1]/9 smoothing: nudged tiles spread over a few degrees
-        smooth = smooth + (3 - k) / 3 * (np.roll(hist, k) + np.roll(hist, -k))
-    background = np.median(smooth)
+        out = out + (3 - k) / 3 * (np.roll(hist, k, axis=-1) + np.roll(hist, -k, axis=-1))
+    return out
+
+
+def dominant_angles(hist: np.ndarray, limit: int = 4) -> list[float]:
+    """Directions (degrees modulo 90) that the edges of some part of the view share: the rotations of the tiles.
+
+    ``hist``: per-cell direction histograms (see :func:`coin_votes`). Each cell whose histogram has a clear peak
+    votes for it (a board turned on a wood table: the wood's grain wins the whole view's histogram, the board
+    wins the cells it covers); the directions most cells agree on come first, with the direction of the whole
+    view's strongest peak always among them."""
+    cells = _smooth(hist.reshape(-1, hist.shape[-1]))
+    bins = cells.shape[1]
+    votes = np.zeros(bins)
+    for cell in cells:
+        total = cell.sum()
+        if total <= 0:
+            continue
+        i = int(np.argmax(cell))
+        if cell[i] >= 2.5 * np.median(cell):
+            votes[i] += 1.0 + cell[i] / total  # a sharp, strong peak counts a little more
+    overall = _smooth(hist.reshape(-1, bins).sum(axis=0))
+    votes[int(np.argmax(overall))] += 1e6  # the whole view's main direction is always tried
     found: list[float] = []
-    order = np.argsort(-smooth)
-    top = smooth[order[0]] - background
-    for i in order:
-        if len(found) >= limit or smooth[i] - background < share * top:
+    smoothed = votes + 0.5 * (np.roll(votes, 1) + np.roll(votes, -1))
+    for i in np.argsort(-smoothed):
+        if len(found) >= limit or smoothed[i] < 1.0:
             break
-        if smooth[i] < smooth[(i - 1) % bins] or smooth[i] < smooth[(i + 1) % bins]:
+        if any(min(abs(i - f), bins - abs(i - f)) < 5 for f in (round(a * bins / 90.0 - 0.5) for a in found)):
             continue
-        if any(min(abs(i - f), bins - abs(i - f)) < 6 for f in found):
-            continue
-        left, right = smooth[(i - 1) % bins], smooth[(i + 1) % bins]
-        offset = 0.5 * (left - right) / min(left - 2 * smooth[i] + right, -1e-9)
-        found.append((i + 0.5 + float(np.clip(offset, -0.5, 0.5))) * 90.0 / bins)
+        found.append((i + 0.5) * 90.0 / bins)  # to a degree: the fits correct the rest
     return found
 
 

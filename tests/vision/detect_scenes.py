@@ -148,3 +148,186 @@ def easy_slider_frame(
     light = lighting if lighting is not None else Lighting.random(rng)
     scene = Scene(pieces=pieces, table=table, sheet="a3", edition=edition, hands=hands, lighting=light)
     return rendered(scene, camera, seed, quality)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Taught profiles
+# ------------------------------------------------------------------------------------------------------------
+def taught_profile_path(edition: str, seed: int = 1, backs: bool = True) -> Path:
+    """The profile of ``edition`` taught (``tableside teach``'s work, through the API) from its two rendered
+    teach photos, cached on disk next to the frames (keyed by the renderer and by the vision code it depends
+    on); its path."""
+    import calibration.profile
+    import calibration.teach
+    import vision.classify
+    import vision.detect
+    import vision.tiles
+    from calibration.profile import save_profile
+    from calibration.table_calibration import calibrate_from_sheet
+    from calibration.teach import build_profile
+    from vision.detect import survey_teach_photo
+
+    digest = hashlib.sha1(_renderer_hash().encode())
+    for module in (calibration.profile, calibration.teach, vision.detect, vision.tiles, vision.classify):
+        digest.update(Path(module.__file__).read_bytes())
+    digest.update(repr((edition, seed, backs)).encode())
+    path = CACHE / f"profile-{edition}-{digest.hexdigest()[:12]}.json"
+    if not path.exists():
+        photos = teach_photos(edition, seed=seed, backs=backs)
+        surveyed = [survey_teach_photo(p.image, calibrate_from_sheet(p.image), name=f"photo {i + 1}")
+                    for i, p in enumerate(photos)]
+        CACHE.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        save_profile(build_profile(surveyed, name=edition), temporary)
+        os.replace(temporary, path)
+    return path
+
+
+def taught_profile(edition: str, seed: int = 1, backs: bool = True):
+    from calibration.profile import load_profile
+
+    return load_profile(taught_profile_path(edition, seed, backs))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Scoring a detection against the truth
+# ------------------------------------------------------------------------------------------------------------
+def expected_label(truth: dict, profile) -> tuple | None:
+    """(kind, side, suit, rank) the detector should report for a truth piece (tiles and coins), with suit/rank
+    None where the visible side does not show them in this edition (as the profile learned it)."""
+    if truth["kind"] == "tile":
+        if truth["side"] == "back":
+            return ("tile", "back", None, None)
+        return ("tile", "face", truth["suit"], truth["rank"])
+    if truth["kind"] == "coin":
+        if truth["side"] == "suit":
+            return ("coin", "suit", truth["suit"], None)
+        shown = any(s is not None and r == truth["rank"] for s, r in profile.coin_values.labels)
+        return ("coin", "value", truth["suit"] if shown else None, truth["rank"])
+    return None
+
+
+def piece_label(piece) -> tuple:
+    return (piece.kind.value, piece.side, piece.suit.value if piece.suit else None, piece.rank)
+
+
+@dataclass
+class Score:
+    """How a detection of tiles and coins compares with the truth. ``visible`` counts the pieces not covered
+    (below); ``correct`` those read right (kind, side, suit and rank), ``wrong`` those read wrong AND reported
+    sure, ``uncertain`` those reported uncertain, ``missed`` those not reported; ``covered_*`` the same for
+    pieces partly covered (a hand over 1 %, or anything over 10 % of it); ``extra`` sure detections with no
+    piece there."""
+
+    visible: int = 0
+    correct: int = 0
+    wrong: int = 0
+    uncertain: int = 0
+    missed: int = 0
+    covered: int = 0
+    covered_wrong: int = 0
+    covered_uncertain: int = 0
+    extra: int = 0
+    position_errors_mm: list = None  # type: ignore[assignment]
+    notes: list = None  # type: ignore[assignment]
+
+    def __post_init__(self):
+        self.position_errors_mm = self.position_errors_mm or []
+        self.notes = self.notes or []
+
+    def add(self, other: Score) -> Score:
+        for name in ("visible", "correct", "wrong", "uncertain", "missed", "covered", "covered_wrong",
+                     "covered_uncertain", "extra"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.position_errors_mm += other.position_errors_mm
+        self.notes += other.notes
+        return self
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.visible if self.visible else 1.0
+
+
+def score(detection, frame: Frame, profile, kinds=("tile", "coin"), match_mm: float = 12.0) -> Score:
+    """Match the detection's tiles and coins to the frame's truth (nearest within ``match_mm``, same kind)."""
+    result = Score()
+    found = [(p, False) for p in detection.pieces if p.kind.value in kinds]
+    found += [(p, True) for p in detection.uncertain if p.kind.value in kinds]
+    used: set[int] = set()
+    for t in frame.truth:
+        label = expected_label(t, profile)
+        if label is None or t["kind"] not in kinds or not t.get("in_frame", True):
+            continue
+        # covered: a hand or a piece over it (a touching neighbour's raised edge hides a sliver: not covered)
+        covered = t.get("hand_fraction", 0.0) > 0.01 or t.get("occluded_fraction", 0.0) > 0.1
+        if covered:
+            result.covered += 1
+        else:
+            result.visible += 1
+        near = [(np.hypot(p.x_mm - t["x_mm"], p.y_mm - t["y_mm"]), i) for i, (p, _) in enumerate(found)
+                if i not in used and p.kind.value == t["kind"]]
+        near = [n for n in near if n[0] < match_mm]
+        if not near:
+            if not covered:
+                result.missed += 1
+                result.notes.append(f"missed {label} at ({t['x_mm']:.0f}, {t['y_mm']:.0f})")
+            continue
+        distance, i = min(near)
+        used.add(i)
+        piece, unsure = found[i]
+        result.position_errors_mm.append(distance)
+        if unsure:
+            if covered:
+                result.covered_uncertain += 1
+            else:
+                result.uncertain += 1
+                result.notes.append(f"uncertain {label}: {piece.reason}")
+        elif piece_label(piece) == label:
+            if not covered:
+                result.correct += 1
+        elif covered:
+            result.covered_wrong += 1
+            result.notes.append(f"WRONG (covered) {label} read as {piece_label(piece)}")
+        else:
+            result.wrong += 1
+            result.notes.append(f"WRONG {label} read as {piece_label(piece)}")
+    for i, (piece, unsure) in enumerate(found):
+        if i not in used and not unsure:
+            result.extra += 1
+            result.notes.append(f"extra {piece_label(piece)} at ({piece.x_mm:.0f}, {piece.y_mm:.0f})")
+    return result
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Layouts for the tile and coin tests
+# ------------------------------------------------------------------------------------------------------------
+def board_frame(pieces: list, seed: int, edition: str = "default", camera: CameraSpec = GAME_CAMERA,
+                lighting: Lighting | None = None, hands: tuple = (), table: str = "wood") -> Frame:
+    """Any pieces on an A3 sheet under random room light (or ``lighting``)."""
+    rng = np.random.default_rng([seed, 7])
+    light = lighting if lighting is not None else Lighting.random(rng)
+    scene = Scene(pieces=pieces, table=table, sheet="a3", edition=edition, hands=hands, lighting=light)
+    return rendered(scene, camera, seed)
+
+
+def tile_grid(seed: int, cols: int = 4, rows: int = 4, gap_mm: float = 0.0, angle_deg: float = 0.0,
+              centre_mm: tuple[float, float] = (148.0, 220.0), nudge_mm: float = 0.3, turn_deg: float = 0.4,
+              backs: int = 0) -> list:
+    """Random tiles face up in a grid (touching with ``gap_mm`` 0, as in Slide Jam and Magic Mirror), the whole
+    grid turned by ``angle_deg`` about its centre; the last ``backs`` tiles back side up."""
+    from rules.pieces import SUITS
+
+    rng = np.random.default_rng([seed, 3])
+    faces = [(s, r) for s in SUITS for r in range(6)]
+    chosen = [faces[i] for i in rng.permutation(len(faces))[: cols * rows]]
+    pitch = 50.8 + gap_mm
+    a = np.radians(angle_deg)
+    pieces = []
+    for k, (suit, rank) in enumerate(chosen):
+        r, c = divmod(k, cols)
+        u, v = (c - (cols - 1) / 2) * pitch, (r - (rows - 1) / 2) * pitch
+        x = centre_mm[0] + u * np.cos(a) - v * np.sin(a) + rng.normal(0, nudge_mm)
+        y = centre_mm[1] + u * np.sin(a) + v * np.cos(a) + rng.normal(0, nudge_mm)
+        side = "back" if k >= cols * rows - backs else "face"
+        pieces.append(TilePiece(suit, rank, side, float(x), float(y), float(angle_deg + rng.normal(0, turn_deg))))
+    return pieces
