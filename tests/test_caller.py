@@ -202,3 +202,52 @@ def test_call_command_deal_only_and_bad_input(capsys, monkeypatch):
     assert bad.returncode == 2 and "--source" in bad.stderr
     bad = _call(capsys, monkeypatch, "--slide-every", "0", "--speech", "text")
     assert bad.returncode == 2 and "--slide-every" in bad.stderr
+
+
+def test_the_callers_camera_reads_the_board_for_slide_and_done_checks():
+    """``tableside call --source``'s eyes (BoardsWatcher) on a rendered game, the boards read from the renderer's
+    truth: a "Slide!" call after every settled change flags the tile picked up and its putting back, and the
+    Done call is judged by the board seen."""
+    from make_live_fixtures import TEST_GAME_VIDEO, TruthReader, load_truth
+
+    from tableside.commands.watch import BoardsWatcher
+    from vision.sources import open_source
+
+    doc = load_truth(TEST_GAME_VIDEO.with_suffix(".json"))
+
+    class TruthBoards:
+        def __init__(self) -> None:
+            self.truth = TruthReader("easy-slider", doc["frames"])
+
+        def detect(self, frame):
+            return frame
+
+        def read_boards(self, frame):
+            return [self.truth.read(frame)]
+
+        def relock(self, frame):
+            return None
+
+    watcher = BoardsWatcher(open_source(str(TEST_GAME_VIDEO)), TruthBoards())
+    caller = _caller("Ann", seed=7)  # the fixture's board is the Caller's deal of seed 7
+    caller.read_out(caller.deal())
+    verdicts = []
+    seen = None
+    while not watcher.ended:
+        watcher.step(caller, auto_done=False)
+        board = watcher.board_states(caller.players)["Ann"] if watcher.latest else None
+        if board is not None and board != seen:
+            seen = board
+            verdicts.append(caller.slide_call({"Ann": board}).get("Ann"))
+    watcher.close()
+    assert seen is not None and verdicts[0] is None  # the first call: the dealt board, nothing to check yet
+    assert watcher.latest[0].state == caller.deals[0].state().apply(es.Move.parse(doc["moves"][0])) \
+        .apply(es.Move.parse(doc["moves"][1])).apply(es.Move.parse(doc["moves"][2])) \
+        .apply(es.Move.parse(doc["moves"][5]))
+    oks = [v.ok for v in verdicts[1:]]
+    assert oks == [True, True, True, False, False, True]
+    assert "picked up" in verdicts[4].reason
+    assert any(t.startswith("Ann: a tile was picked up") for t in caller.said)
+    caller.key("1", watcher.boards(caller.players))
+    assert any(t.startswith("Fumble: the tile in row") for t in caller.said)
+    assert caller.match.round_over

@@ -264,3 +264,42 @@ def test_legal_moves_of_helper_matches_the_fixture():
     from make_live_fixtures import trial_game_scenario
 
     assert legal_moves_of(trial_game_scenario()) == legal_moves_of_doc(GAME)
+
+
+# ------------------------------------------------------------------------------------------- what is said
+
+
+def test_each_game_is_narrated_in_its_own_words():
+    import random
+
+    import rules.martian_shuffleboard as ms
+    import rules.slides_of_action as soa
+    from rules.epic_funhouse import slide_jam
+    from tableside.session import narrator_for
+    from tableside.tracker import Verdict
+
+    # Slides of Action: the slide and who made it, whose turn it is now, slide backs, the winner
+    narrator = narrator_for("slides-of-action")
+    start = soa.State.initial(2)
+    move = start.legal_moves()[0]
+    after = start.apply(move)
+    lines = narrator.moves(Verdict("moves", after, (move,), (after,)), start)
+    assert lines == [f"Green: {move.describe()}", "Red's turn"]  # crowns (green) move first, then suns (red)
+    back = Verdict("illegal", after, reason="no slide backs: the coins were slid back (x), undoing the previous slide")
+    assert narrator.illegal(back) == ["No slide backs!"]
+    won = soa.State.from_text("CCCC/CASS/AASS/SA.A", players=2, turn="suns")
+    assert won.connected_suits() == (soa.Suit.CROWNS,)
+    assert narrator.over(won) == ["Green wins: all five coins are connected"]
+    # Martian Shuffleboard: crashes and returns, the score after the flick, who flicks next
+    s = ms.State.new(["red", "blue"]).apply(ms.Move.parse("red-large>(150.0,200.0,0.0)"))
+    flick = ms.Move.parse("blue-medium>(170.0,200.0,0.0) red-large>off")
+    after = s.apply(flick)
+    lines = narrator_for("martian-shuffleboard").moves(Verdict("moves", after, (flick,), (after,)), s)
+    assert lines == ["Red Large fell off the table: back to Red", "Score: Red 0, Blue 0", "Red to flick"]
+    # an Epic Funhouse room: the room's name, then the move count
+    narrator = narrator_for("slide-jam")
+    state = slide_jam.State.deal(random.Random(1))
+    assert narrator.start(state, False) == ["Slide Jam"]
+    move = state.legal_moves()[0]
+    after = state.apply(move)
+    assert narrator.moves(Verdict("moves", after, (move,), (after,)), state)[0] == "1 move"

@@ -153,6 +153,10 @@ class VisionReader:
         self.options = dict(options or {})
         self.calibration = calibration
         self.profile = profile
+        from tableside.frame_input import GAME_KINDS
+
+        # only the kinds of piece the game is played with (figures cost seconds where they do not matter)
+        self.kinds = GAME_KINDS.get(room or game)
         self._detector: Any = None
         self.last_detection: Any = None
 
@@ -160,8 +164,6 @@ class VisionReader:
     def _ensure(self, image: Any) -> None:
         if self._detector is not None:
             return
-        from vision.detect import Detector
-
         if self.calibration is None:
             from calibration.table_calibration import calibrate_from_sheet
 
@@ -172,7 +174,19 @@ class VisionReader:
                                   f"({str(err).rstrip('.')})") from None
         else:
             self.calibration.check_frame((image.shape[1], image.shape[0]))
-        self._detector = Detector(self.calibration, self.profile)
+        self._detector = self._make_detector(self.calibration)
+
+    def _make_detector(self, calibration: Any) -> Any:
+        from vision.detect import Detector
+
+        try:
+            return Detector(calibration, self.profile)
+        except CalibrationError:
+            # No piece-set profile at all: pyramids need none (it describes a piecepack), the figure detector
+            # alone reads them; every other game needs one, and the error says so.
+            if self.kinds is not None and set(self.kinds) <= {"pyramid"} and self.profile is None:
+                return _FigureDetector(calibration)
+            raise
 
     def relock(self, frame: Frame) -> str | None:
         from calibration.table_calibration import calibrate_from_sheet
@@ -184,16 +198,14 @@ class VisionReader:
             calibration = calibrate_from_sheet(frame.image, lens=lens)
         except CalibrationError as err:
             return f"the calibration sheet cannot be found ({str(err).rstrip('.')})"
-        from vision.detect import Detector
-
         self.calibration = calibration
-        self._detector = Detector(calibration, self.profile)
+        self._detector = self._make_detector(calibration)
         return None
 
     # -- reading
     def detect(self, frame: Frame) -> Any:
         self._ensure(frame.image)
-        self.last_detection = self._detector.detect(frame.image)
+        self.last_detection = self._detector.detect(frame.image, kinds=self.kinds)
         return self.last_detection
 
     def read(self, frame: Frame) -> Reading:
@@ -239,6 +251,24 @@ class VisionReader:
         except LayoutError as err:
             return Reading(None, reason=str(err))
         return Reading(state)
+
+
+class _FigureDetector:
+    """Pawns, dice and pyramids alone (vision.figures), in a Detection, with no piece-set profile."""
+
+    def __init__(self, calibration: Any) -> None:
+        self.calibration = calibration
+
+    def detect(self, image: Any, kinds: Any = None) -> Any:
+        import time
+
+        from vision.figures import detect_figures
+        from vision.pieces import Detection
+
+        start = time.perf_counter()
+        found = detect_figures(image, self.calibration, None, kinds=tuple(kinds or ("pyramid",)))
+        return Detection([p for p in found if not p.uncertain], [p for p in found if p.uncertain],
+                         (image.shape[1], image.shape[0]), {"figures": (time.perf_counter() - start) * 1000.0})
 
 
 def _board_reading(verdict: Any) -> Reading:

@@ -1,0 +1,163 @@
+"""``tableside watch`` end to end on a committed fixture video with the real vision, resumed from its journal,
+and its bad input (one line, exit 2)."""
+
+from __future__ import annotations
+
+import json
+import wave
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from make_live_fixtures import SHUFFLEBOARD_VIDEO, load_truth
+
+from rules import ppn
+from rules.ppn.games import replay
+from tableside.cli import main
+from tableside.commands.demo import _same_flicks
+from tableside.journal import Journal
+
+ROOT = Path(__file__).resolve().parents[1]
+TRUTH = load_truth(SHUFFLEBOARD_VIDEO.with_suffix(".json"))
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory) -> list[str]:
+    """``--profile`` options: none when the built-in profile is installed, else one taught from the committed
+    teach photo (what ``tableside teach`` does)."""
+    from calibration.errors import CalibrationError
+    from calibration.profile import default_profile, save_profile
+    from calibration.table_calibration import calibrate_from_sheet
+    from calibration.teach import build_profile
+    from vision.detect import survey_teach_photo
+
+    try:
+        default_profile()
+        return []
+    except CalibrationError:
+        image = cv2.imread(str(ROOT / "fixtures" / "scenes" / "teach_default.jpg"))
+        path = tmp_path_factory.mktemp("profile") / "set.json"
+        save_profile(build_profile([survey_teach_photo(image, calibrate_from_sheet(image), "teach")], "default"),
+                     path)
+        return ["--profile", str(path)]
+
+
+@pytest.fixture(scope="module")
+def frame_folders(tmp_path_factory) -> tuple[Path, Path]:
+    """The shuffleboard video as two folders of frames: up to the end of the first flick's still period, and
+    the rest (the camera after a restart)."""
+    base = tmp_path_factory.mktemp("frames")
+    first, rest = base / "first", base / "rest"
+    first.mkdir()
+    rest.mkdir()
+    cut = TRUTH["stills"][1]["stop"]
+    cap = cv2.VideoCapture(str(SHUFFLEBOARD_VIDEO))
+    i = 0
+    while True:
+        ok, image = cap.read()
+        if not ok:
+            break
+        cv2.imwrite(str((first if i < cut else rest) / f"{i:04d}.png"), image)
+        i += 1
+    cap.release()
+    return first, rest
+
+
+def _wav_ok(path: Path) -> bool:
+    with wave.open(str(path)) as w:
+        samples = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float64) / 32768.0
+    return float(np.sqrt(np.mean(samples**2))) > 0.02
+
+
+def test_watch_a_shuffleboard_turn_with_the_real_vision_stopped_and_resumed(capsys, tmp_path, profile,
+                                                                             frame_folders):
+    """The first flick watched, tableside stopped (the camera's frames go on), restarted with --resume: the
+    journal holds every flick once, the scores were said after each, the record replays."""
+    first, rest = frame_folders
+    journal, seen, record = tmp_path / "game.jsonl", tmp_path / "seen.mp4", tmp_path / "game.ppn"
+    game = ["watch", "--game", "martian-shuffleboard", "--players", "red,blue", *profile]
+    code, out, err = run_cli(capsys, *game, "--source", str(first), "--journal", str(journal), "--json",
+                             "--speak-to", str(tmp_path / "said1"), "--speech", "espeak-ng")
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    assert len(events[-1]["summary"]["moves"]) == 1 and len(Journal.load(journal).moves) == 1, out
+    said = [e["text"] for e in events[:-1] if e.get("kind") == "say"]
+    assert said == ["Martian Shuffleboard: Red to flick", "Score: Red 0, Blue 0", "Blue to flick"]
+    wavs = sorted((tmp_path / "said1").glob("*.wav"))
+    assert len(wavs) == 3 and all(_wav_ok(w) for w in wavs)
+    # starting again on the same journal without --resume must not touch the game
+    code, _, err = run_cli(capsys, *game, "--source", str(rest), "--journal", str(journal), "--speech", "text")
+    assert code == 2 and "--resume" in err and err.count("\n") == 1
+    code, out, err = run_cli(capsys, *game, "--source", str(rest), "--resume", str(journal), "--json",
+                             "--annotate-to", str(seen), "--export-ppn", str(record), "--speech", "text")
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    kinds = [e.get("kind") for e in events[:-1]]
+    assert kinds.count("move") == 2 and "illegal" not in kinds and "unreadable" not in kinds
+    assert events[0]["kind"] == "start" and events[0]["text"] == "resumed"
+    said = [e["text"] for e in events[:-1] if e.get("kind") == "say"]
+    assert said[0] == "Resumed: Blue to flick"
+    assert [t for t in said if t.startswith("Score")] == ["Score: Blue 3, Red 0", "Score: Red 3, Blue 0"]
+    moves = Journal.load(journal).moves
+    assert _same_flicks(moves, TRUTH["moves"]), moves
+    cap = cv2.VideoCapture(str(seen))
+    assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == len(list(rest.glob("*.png")))
+    cap.release()
+    result = replay(ppn.read(record)[0])
+    assert result.illegal is None and [str(m) for m in result.moves] == moves
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--game", "chess", "--source", "x"], "unknown game 'chess'"),
+    (["--game", "martian-shuffleboard", "--source", "x"], "--players red,blue"),
+    (["--game", "epic-funhouse", "--source", "x"], "one Epic Funhouse room at a time"),
+    (["--game", "easy-slider", "--source", "/no/such/video.mp4", "--speech", "text"], "no such file"),
+    (["--game", "easy-slider", "--journal", "a", "--resume", "b"], "not both"),
+    (["--game", "easy-slider", "--annotate-every", "0", "--source", "x"], "--annotate-every"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
+    code, out, err = run_cli(capsys, "watch", *args)
+    assert code == 2 and message in err and err.count("\n") == 1 and out == ""
+
+
+def test_resume_of_a_file_that_is_not_a_journal(capsys, tmp_path):
+    bogus = tmp_path / "notes.txt"
+    bogus.write_text("hello\n")
+    code, _, err = run_cli(capsys, "watch", "--game", "easy-slider", "--resume", str(bogus), "--source", "x",
+                           "--speech", "text")
+    assert code == 2 and "not a tableside journal" in err
+
+
+def test_demo_watches_the_fixture_video_live(capsys, tmp_path, profile, monkeypatch):
+    """``tableside demo`` (here on the Martian Shuffleboard video alone, to keep the test short): the live loop
+    with the real vision, the announcements as WAVs (this machine has no sound device), the annotated video, the
+    journal and the PPN record, the moves compared with the video's truth; then the example records."""
+    import shutil
+
+    from tableside.commands import demo
+
+    videos = tmp_path / "videos"
+    videos.mkdir()
+    for suffix in (".mp4", ".json"):
+        shutil.copy(SHUFFLEBOARD_VIDEO.with_suffix(suffix), videos / SHUFFLEBOARD_VIDEO.with_suffix(suffix).name)
+    monkeypatch.setattr(demo, "has_sound_device", lambda: False)
+    out_dir = tmp_path / "demo"
+    code, out, err = run_cli(capsys, "demo", "--videos", str(videos), "--out", str(out_dir), *profile)
+    assert code == 0, out + err
+    assert "3 move(s) recorded; the video's true moves: 3; all recorded as played" in out
+    assert "== the example records, replayed by the rules ==" in out and "illegal_slide_back.ppn" in out
+    wavs = sorted((out_dir / "said").glob("*.wav"))
+    assert len(wavs) == out.count("] say: ") and all(_wav_ok(w) for w in wavs)
+    assert wavs[1].name.endswith("score-red-0-blue-0.wav")
+    assert _same_flicks(Journal.load(out_dir / "shuffleboard.jsonl").moves, TRUTH["moves"])
+    assert replay(ppn.read(out_dir / "shuffleboard.ppn")[0]).illegal is None
+    cap = cv2.VideoCapture(str(out_dir / "shuffleboard_seen.mp4"))
+    assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == len(TRUTH["frames"])
+    cap.release()
