@@ -161,3 +161,32 @@ def test_demo_watches_the_fixture_video_live(capsys, tmp_path, profile, monkeypa
     cap = cv2.VideoCapture(str(out_dir / "shuffleboard_seen.mp4"))
     assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == len(TRUTH["frames"])
     cap.release()
+
+
+def test_a_camera_with_red_and_blue_swapped_is_noticed_on_the_callers_pawns_and_fixed(tmp_path):
+    """The Pi camera's colour order is checked once against pieces of known colour: the Caller's pawns (the
+    deal's seed says which suit stands beside which row). A camera that swaps red and blue
+    (raspberrypi/picamera2#1325) is switched to swapping back, and the frame is read again, right."""
+    from make_live_fixtures import EASY_SLIDER_VIDEO
+
+    from rules.easy_slider import Setup
+    from tableside.commands.watch import ChannelCheckingReader, VisionReader, pawn_references
+    from vision.sources import Frame, open_source, swap_red_blue
+
+    cap = cv2.VideoCapture(str(EASY_SLIDER_VIDEO))
+    ok, image = cap.read()
+    cap.release()
+    assert ok
+    cv2.imwrite(str(tmp_path / "0000.png"), image)
+    pawns = Setup.from_seed(7).pawns  # the video's board is the Caller's deal of seed 7
+    notes: list[str] = []
+    for shown, swapped in ((swap_red_blue(image), True), (image, False)):
+        with open_source(str(tmp_path)) as camera:
+            camera.swap_red_blue = False
+            reader = ChannelCheckingReader(VisionReader("easy-slider"), camera,
+                                           lambda detection: pawn_references(detection, pawns), notes.append)
+            reading = reader.read(Frame(shown, 0, 0.0, "camera"))
+            assert reader.checked and camera.swap_red_blue is swapped, notes
+            assert ("swapped" in notes[-1]) is swapped
+            if reading.state is not None:
+                assert reading.state.pawns == tuple(pawns)

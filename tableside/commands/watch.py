@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -251,6 +252,78 @@ class VisionReader:
         except LayoutError as err:
             return Reading(None, reason=str(err))
         return Reading(state)
+
+
+#: The colours of solid pawns (B, G, R; only the hue matters) by suit.
+_PAWN_BGR = {"suns": (40, 40, 220), "moons": (40, 40, 40), "crowns": (60, 160, 40), "arms": (200, 90, 30)}
+
+
+def pawn_references(detection: Any, expected: Sequence[Any]) -> list[Any]:
+    """Reference patches for :func:`vision.sources.channel_order_check` whose colour is known without reading
+    it: Easy Slider's four pawns, top to bottom, are the Caller's draws (``expected`` suits, from the deal's
+    seed). The vision's own colour readings cannot serve: it reads suits by colour, so a swapped camera reads
+    a red pawn as blue and the check would agree with it. Empty unless exactly four pawns are seen left of the
+    tiles."""
+    import numpy as np
+
+    from rules.pieces import TILE_MM, Kind, Suit
+    from vision.sources import ReferencePatch
+
+    tiles = [p.x_mm for p in detection.pieces if p.kind is Kind.TILE]
+    if not tiles:
+        return []
+    left = min(tiles) - 0.6 * TILE_MM  # the pawns stand left of rows 1-4, beyond the first column's tiles
+    pawns = sorted((p for p in [*detection.pieces, *detection.uncertain]
+                    if p.kind is Kind.PAWN and p.outline_px is not None and p.x_mm < left), key=lambda p: p.y_mm)
+    if len(pawns) != len(expected):
+        return []
+    patches = []
+    for pawn, suit in zip(pawns, expected, strict=True):
+        name = Suit.parse(str(getattr(suit, "value", suit))).value
+        pts = np.asarray(pawn.outline_px, dtype=np.float64).reshape(-1, 2)
+        centre, half = pts.mean(axis=0), (pts.max(axis=0) - pts.min(axis=0)) / 6.0  # the middle third
+        x, y = (centre - half).astype(int)
+        w, h = np.maximum(2 * half, 2).astype(int)
+        patches.append(ReferencePatch((int(x), int(y), int(w), int(h)), _PAWN_BGR[name], f"{name} pawn"))
+    return patches
+
+
+class ChannelCheckingReader:
+    """A reader that checks once whether the Pi camera's red and blue channels are swapped (some camera and
+    pipeline pairs do it: raspberrypi/picamera2#1325) against pieces of known colour (``references(detection)``
+    -> patches, e.g. :func:`pawn_references` for a Caller's deal), and switches the source to swapping them back
+    if they are (this frame is read again, swapped back). Readings pass through unchanged otherwise."""
+
+    def __init__(self, reader: VisionReader, source: Any, references: Any, note: Any = print) -> None:
+        self.reader = reader
+        self.source = source
+        self.references = references
+        self.note = note
+        self.checked = False
+
+    def relock(self, frame: Frame) -> str | None:
+        return self.reader.relock(frame)
+
+    def read(self, frame: Frame) -> Reading:
+        reading = self.reader.read(frame)
+        if self.checked or reading.detection is None:
+            return reading
+        from dataclasses import replace
+
+        from vision.sources import channel_order_check, swap_red_blue
+
+        patches = self.references(reading.detection)
+        if not patches:
+            return reading
+        report = channel_order_check(frame.image, patches)
+        if report.swapped is None:
+            return reading
+        self.checked = True
+        self.note(f"colour order checked on {report.patches_used} piece(s): {report.message}")
+        if not report.swapped:
+            return reading
+        self.source.swap_red_blue = not getattr(self.source, "swap_red_blue", False)  # the next frames
+        return self.reader.read(replace(frame, image=swap_red_blue(frame.image)))  # and this one
 
 
 class _FigureDetector:
@@ -510,8 +583,16 @@ def run(args: argparse.Namespace) -> int:
     source = open_source(args.source or default_source())
     session = None
     try:
-        reader = VisionReader(reading_game, room, options, _load_calibration(args.calibration, source),
-                              _load_profile(args.profile))
+        reader: Any = VisionReader(reading_game, room, options, _load_calibration(args.calibration, source),
+                                   _load_profile(args.profile))
+        if hasattr(source, "swap_red_blue") and name == "easy-slider" and args.seed is not None:
+            # the Pi camera: check its colour order once, on the Caller's pawns (their colours are known)
+            from rules.easy_slider import Setup
+            from tableside.commands.call import _seed
+
+            pawns = Setup.from_seed(_seed(args.seed)).pawns
+            reader = ChannelCheckingReader(reader, source, lambda detection: pawn_references(detection, pawns),
+                                           note=lambda text: print(text, file=sys.stderr))
         annotator = None
         if args.annotate_to:
             fps = getattr(source, "fps", None) or 4.0
