@@ -381,12 +381,28 @@ def _board_reading(verdict: Any) -> Reading:
 
 
 def _overlay(detection: Any) -> tuple:
+    """What the annotated frames show of a detection: every outline, a short label on the pieces read surely
+    (``5A`` a tile, ``c3`` a coin, ``pS`` a pawn, ``L red`` a pyramid), none on the unsure ones (drawn orange)."""
+    from rules.pieces import Kind
+
+    ranks = "na2345"
     items = []
     for piece, ok in [(p, True) for p in detection.pieces] + [(p, False) for p in detection.uncertain]:
-        outline = piece.outline_px
-        if outline is None:
+        if piece.outline_px is None:
             continue
-        items.append((outline, piece.label if hasattr(piece, "label") else "", ok))
+        suit = piece.suit.letter if piece.suit is not None else "?"
+        rank = ranks[piece.rank] if piece.rank is not None and 0 <= piece.rank <= 5 else "?"
+        if not ok:
+            label = ""
+        elif piece.kind is Kind.TILE:
+            label = "back" if piece.side == "back" else f"{rank}{suit}"
+        elif piece.kind is Kind.COIN:
+            label = f"c{rank}" if piece.side == "value" else f"c{suit}"
+        elif piece.kind is Kind.PAWN:
+            label = f"p{suit}"
+        else:
+            label = piece.label
+        items.append((piece.outline_px, label, ok))
     return tuple(items)
 
 
