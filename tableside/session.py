@@ -490,6 +490,7 @@ class Session:
         self._dropout = False
         self._recheck_due: float | None = None
         self._rechecks = 0
+        self._asked = False
         self._last_reading: Reading | None = None
         self._status = "starting"
         self._stop = False
@@ -643,6 +644,7 @@ class Session:
         t0 = time.perf_counter()
         if not recheck:
             self._rechecks = 0
+            self._asked = False
         self._status = "reading"
         try:
             reading = self.reader.read(frame)
@@ -697,7 +699,10 @@ class Session:
                 self.say(line, frame)
         elif kind in ("unreadable", "ambiguous"):
             self._event(kind, frame, verdict.reason or "")
-            if not recheck:  # ask once per change, not at every recheck of the same still table
+            # Ask once per change, and only when a second look does not read it either (one unsure frame is
+            # often just noise): at the first recheck, or at once when no recheck is coming.
+            if not self._asked and (recheck or self._recheck_due is None):
+                self._asked = True
                 lines = self.narrator.unreadable(verdict) if kind == "unreadable" else self.narrator.ambiguous(verdict)
                 for line in lines:
                     self.say(line, frame)

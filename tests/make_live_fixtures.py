@@ -191,7 +191,7 @@ def easy_slider_scenario(
     hand = hand or Hand(0.0, 0.0, pose="flat", skin=SKIN_TONES[1], sleeve=(60, 90, 140))
     plan = plan_moves(scene, plan_slides, fps=fps, still_s=still_s, reach_s=reach_s, slide_s=slide_s,
                       leave_s=leave_s, rng=seed, hand=hand)
-    return Scenario("easy-slider", plan, camera or easy_camera(), start, legal)
+    return Scenario("easy-slider", plan, camera or easy_camera(), start, legal, notes={"seed": seed})
 
 
 def legal_moves_of(scenario: Scenario) -> list[str]:
@@ -363,7 +363,7 @@ def hand_bump_scenario(resolution: tuple[int, int] = (320, 240), fps: float = 4.
     bumped = easy_camera(resolution, target_mm=(158.0, 209.0), yaw_deg=4.5)
     return Scenario("easy-slider", Plan(frames, stills, plan.fps, plan.moves, move_frames), base.camera,
                     base.start, base.moves, cameras=[(bump_at, bumped)], blanks=[black],
-                    notes={"hand_rest": rest, "bump": bump_at, "black": black})
+                    notes={"seed": 8, "hand_rest": rest, "bump": bump_at, "black": black})
 
 
 # ----------------------------------------------------------------------------------------------- truth reader

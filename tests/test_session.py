@@ -303,3 +303,36 @@ def test_each_game_is_narrated_in_its_own_words():
     move = state.legal_moves()[0]
     after = state.apply(move)
     assert narrator.moves(Verdict("moves", after, (move,), (after,)), state)[0] == "1 move"
+
+
+def test_an_unsure_reading_is_read_again_and_the_player_asked_only_if_it_stays_unsure():
+    from tableside.tracker import Reading
+
+    class Glare(TruthReader):
+        """The first look at each still period after the first move is spoiled (glare); later looks are not,
+        except in the period ``blind`` (a piece that stays unreadable)."""
+
+        def __init__(self, blind: int) -> None:
+            super().__init__("easy-slider", GAME["frames"])
+            self.blind = GAME["stills"][blind]
+            self.periods: set[int] = set()
+
+        def read(self, frame):
+            period = next(i for i, s in enumerate(GAME["stills"]) if s["start"] <= frame.index < s["stop"] + 4)
+            if frame.index in range(self.blind["start"], self.blind["stop"]) or (
+                    period >= 1 and period not in self.periods):
+                self.periods.add(period)
+                super().read(frame)
+                return Reading(None, reason="glare on c3")
+            return super().read(frame)
+
+    reader = Glare(blind=2)
+    session = Session(open_source(str(TEST_GAME_VIDEO)), reader, GameTracker(game_rules("easy-slider")),
+                      recheck_s=0.25)
+    report = session.run()
+    asks = [e for e in report.kinds("say") if e.text.startswith("I cannot see that clearly")]
+    blind = GAME["stills"][2]
+    assert len(asks) == 1 and blind["start"] <= asks[0].frame < blind["stop"]  # asked once, where it stayed unsure
+    assert len(report.kinds("unreadable")) >= 5  # every spoiled look was noted, and read again
+    assert report.moves == legal_moves_of_doc(GAME)  # the move behind the blind period was seen at the next one
+    assert len(report.kinds("illegal")) == 1

@@ -127,7 +127,10 @@ def run_live(args: argparse.Namespace) -> int:
                 old.unlink(missing_ok=True)
             print(f"\n== {video.name}: {game.replace('-', ' ')}, watched live ==")
             rules = game_rules(game)
-            tracker = GameTracker(rules, start_state(game, options, None))
+            seed = meta.get("notes", {}).get("seed") if game == "easy-slider" else None
+            if seed is not None:
+                print(f"(the board is the Caller's deal of seed {seed}: tableside call easy-slider --seed {seed})")
+            tracker = GameTracker(rules, start_state(game, options, None if seed is None else str(seed)))
             source = open_source(str(video))
             reader = VisionReader(game, None, options, profile=profile)
             try:
