@@ -5,14 +5,16 @@ thousand times per frame with a few dozen points each, so the per-call set-up do
 the same arithmetic with the matrices built once: the table->undistorted-pixel homography ``G0`` (the fitted
 one, scaled like the camera pose's ``K [r1 r2 t]``), the column ``K r3`` that a height moves (the plane
 ``z = -h``), then the lens distortion. It agrees with ``table_to_pixel`` to rounding (checked in the tests).
+The same numbers are packed into one array (:attr:`Projector.packed`) for the compiled fit
+(:mod:`vision.figure_kernels`), which projects with exactly this arithmetic.
 """
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from calibration.table_calibration import Calibration
+from vision.figure_kernels import PACKED_LENGTH, project_points
 
 __all__ = ["Projector"]
 
@@ -33,22 +35,29 @@ class Projector:
         lens = calibration.lens
         self.lens_k = None if lens is None else np.asarray(lens.camera_matrix, np.float64)
         self.lens_d = None if lens is None else np.asarray(lens.dist_coeffs, np.float64).ravel()
+        packed = np.zeros(PACKED_LENGTH)
+        packed[0:9] = g0.ravel()
+        if k_r3 is not None:
+            packed[9:12] = k_r3
+            packed[12] = 1.0
+        if self.lens_k is not None:
+            d = self.lens_d
+            if len(d) > 12 and np.any(d[12:] != 0):
+                # OpenCV's tilted-sensor terms (tauX, tauY): no lens calibration here produces them
+                raise ValueError("lens models with a tilted sensor (tauX, tauY) are not supported")
+            k = self.lens_k
+            packed[13] = 1.0
+            packed[14:19] = (k[0, 0], k[1, 1], k[0, 2], k[1, 2], k[0, 1])
+            packed[19 : 19 + min(len(d), 12)] = d[:12]
+        self.packed = packed
+        position = calibration.camera_position_mm()
+        self.camera = np.zeros(3) if position is None else np.asarray(position, np.float64)
+        self.has_camera = position is not None
 
     def project(self, xy: np.ndarray, h: np.ndarray | float = 0.0) -> np.ndarray:
         xy = np.asarray(xy, np.float64).reshape(-1, 2)
         n = len(xy)
         if n == 0:
             return np.zeros((0, 2))
-        hom = xy @ self.g0[:, :2].T + self.g0[:, 2]
-        if self.k_r3 is not None:
-            hom = hom - np.broadcast_to(np.asarray(h, np.float64), (n,))[:, None] * self.k_r3[None, :]
-        und = hom[:, :2] / hom[:, 2:3]
-        if self.lens_k is None:
-            return und
-        k = self.lens_k
-        norm = np.empty((n, 3))
-        norm[:, 1] = (und[:, 1] - k[1, 2]) / k[1, 1]
-        norm[:, 0] = (und[:, 0] - k[0, 2] - k[0, 1] * norm[:, 1]) / k[0, 0]
-        norm[:, 2] = 1.0
-        out, _ = cv2.projectPoints(norm, np.zeros(3), np.zeros(3), k, self.lens_d)
-        return out.reshape(n, 2)
+        heights = np.ascontiguousarray(np.broadcast_to(np.asarray(h, np.float64), (n,)))
+        return project_points(np.ascontiguousarray(xy), heights, self.packed)

@@ -25,7 +25,7 @@ import numpy as np
 
 from calibration.table_calibration import Calibration
 from rules.pieces import COIN_MM, TILE_MM, Kind, PyramidPose
-from vision.figure_fit import CoarseFit, EdgeFit, coarse_pose, polish_pose, refine_pose
+from vision.figure_fit import CoarseFit, EdgeFit, FrameCrop, coarse_pose, frame_crop, polish_pose, refine_pose
 from vision.figure_models import FigureModel, die_model, pawn_model, silhouette_mm, to_table_plane
 from vision.figure_projection import Projector
 from vision.figure_segmentation import (
@@ -55,6 +55,7 @@ _OTHER_COLOUR = 60.0  # BGR distance from a big region's own colours beyond whic
 _MIN_HIDDEN_MM2 = 40.0  # the smallest visible part of a figure under a hand worth reporting
 _MIN_FIGURE_MM2 = 100.0  # a die's top face is 161 mm2, a Small's base 204 mm2: less is a scrap of something
 _UNEXPLAINED_MM2 = 600.0  # a region this big that the fitted figures do not cover is something else
+_CROP_MARGIN_MM = 12.0  # the frame read around a region: the edge search's reach and the multi-start offsets
 
 
 @dataclass
@@ -80,7 +81,6 @@ class FigureSearch:
     """Everything one frame's search needs (kept together so the helpers stay small)."""
 
     image: np.ndarray
-    smooth: np.ndarray  # float32 BGR, lightly smoothed: the edge fit's input
     calibration: Calibration
     camera_mm: np.ndarray | None
     view: TableView
@@ -89,33 +89,27 @@ class FigureSearch:
     occupied: list[_Occupied]
     obstructions: list[np.ndarray]  # hulls (mm) of big non-piece regions
     pyramid_colors: tuple[str, ...] | None
-
-    projector: Projector | None = None
-    frame_background: np.ndarray | None = None  # the view's background seen in frame pixels (float32 BGR)
+    projector: Projector
 
     def background_at(self, pixels: np.ndarray) -> np.ndarray:
         """The table's colour (without pieces) seen at frame pixels, from the view's background estimate."""
-        if self.frame_background is None:
-            self.frame_background = _background_in_frame(self)
-        q = np.asarray(pixels, np.float32).reshape(-1, 2)
-        return cv2.remap(self.frame_background, q[:, 0:1], q[:, 1:2], cv2.INTER_LINEAR,
+        q = np.asarray(pixels, np.float64).reshape(-1, 2)
+        at = self.view.to_px(self.calibration.pixel_to_table(q)).astype(np.float32)
+        return cv2.remap(self.view.background, at[:, 0:1], at[:, 1:2], cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3)
 
-
-def _background_in_frame(search: FigureSearch, step: int = 8) -> np.ndarray:
-    """The view's background estimate warped into frame pixels: table positions on a coarse grid of frame
-    pixels (the background is smooth), interpolated up."""
-    h, w = search.image.shape[:2]
-    xs = np.arange(0, w + step, step, dtype=np.float64)
-    ys = np.arange(0, h + step, step, dtype=np.float64)
-    gx, gy = np.meshgrid(xs, ys)
-    mm = search.calibration.pixel_to_table(np.column_stack([gx.ravel(), gy.ravel()]))
-    q = search.view.to_px(mm).astype(np.float32).reshape(len(ys), len(xs), 2)
-    coarse = cv2.remap(search.view.background, q[..., 0], q[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    big = cv2.resize(coarse, (len(xs) * step, len(ys) * step), interpolation=cv2.INTER_LINEAR)
-    # resize maps pixel centres: grid node k (frame x = k*step) lands at big x = k*step + (step - 1) / 2
-    shift = np.float32([[1, 0, -(step - 1) / 2], [0, 1, -(step - 1) / 2]])
-    return cv2.warpAffine(big, shift, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    def crop_for(self, hull_mm: np.ndarray, margin_mm: float = _CROP_MARGIN_MM) -> FrameCrop:
+        """The part of the frame a fit of the figures in a region reads (the region grown by ``margin_mm``:
+        room for the edge search and the multi-start offsets)."""
+        hull = np.asarray(hull_mm, np.float64).reshape(-1, 2)
+        centre = hull.mean(axis=0)
+        d = hull - centre
+        norm = np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+        grown = hull + d / norm * margin_mm
+        px = self.projector.project(grown, 0.0)
+        x0, y0 = np.floor(px.min(axis=0)).astype(int) - 4
+        x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 5
+        return frame_crop(self.image, (x0, y0, x1, y1), self.background_at)
 
 
 @dataclass(frozen=True)
@@ -230,7 +224,6 @@ def find_figures(
     colours = getattr(profile, "pyramid_colors", None) if profile is not None else None
     search = FigureSearch(
         image=image,
-        smooth=cv2.GaussianBlur(image.astype(np.float32), (0, 0), 0.6),
         calibration=calibration,
         camera_mm=calibration.camera_position_mm(),
         view=view,
@@ -248,7 +241,7 @@ def find_figures(
             continue
         if blob.area_mm2 < _MIN_FIGURE_MM2 and not _near_obstruction(search, blob.hull_mm):
             continue  # smaller than any whole figure seen from anywhere, and nothing hides the rest of it
-        found = _explain(search, blob, depth=0)
+        found = _explain(search, blob, depth=0, crop=search.crop_for(blob.hull_mm))
         if blob.area_mm2 > _UNEXPLAINED_MM2 and _explained_share(search, blob, found) < 0.6:
             # Much of the region is no figure: something else lies there (fingertips, a box, a sleeve whose
             # colour the table shares elsewhere): whatever was fitted in or next to it cannot be trusted.
@@ -301,7 +294,7 @@ def _models(search: FigureSearch) -> list[tuple[str, FigureModel]]:
     return out
 
 
-def _fit_candidates(search: FigureSearch, blob: Blob, top: int = 3) -> list[_Candidate]:
+def _fit_candidates(search: FigureSearch, blob: Blob, crop: FrameCrop, top: int = 3) -> list[_Candidate]:
     cands = []
     for kind, model in _models(search):
         base_h = 0.0
@@ -317,9 +310,8 @@ def _fit_candidates(search: FigureSearch, blob: Blob, top: int = 3) -> list[_Can
         cand.coarse = polish_pose(blob.hull_mm, cand.model, search.camera_mm, cand.coarse, cand.base_h)
 
         def fit_from(start, cand=cand):
-            return refine_pose(search.smooth, search.projector, cand.model, start, cand.base_h,
-                               fixed_angle=cand.kind == "pawn", background=search.background_at,
-                               inner_weight=1.0 if cand.kind == "die" else 0.0)
+            return refine_pose(crop, search.projector, cand.model, start, cand.base_h,
+                               fixed_angle=cand.kind == "pawn", inner_weight=1.0 if cand.kind == "die" else 0.0)
 
         cand.fit = fit_from(cand.coarse.pose)
         if cand.kind == "die" or (cand.kind == "pawn" and _outline_support(cand) < 0.6):
@@ -342,8 +334,8 @@ def _fit_candidates(search: FigureSearch, blob: Blob, top: int = 3) -> list[_Can
     return chosen
 
 
-def _explain(search: FigureSearch, blob: Blob, depth: int) -> list[DetectedPiece]:
-    cands = _fit_candidates(search, blob)
+def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> list[DetectedPiece]:
+    cands = _fit_candidates(search, blob, crop)
     if not cands:
         return []
     best = cands[0]
@@ -355,7 +347,7 @@ def _explain(search: FigureSearch, blob: Blob, depth: int) -> list[DetectedPiece
         if len(parts) > 1:
             out = []
             for part in parts:
-                out.extend(_explain(search, part, depth + 1))
+                out.extend(_explain(search, part, depth + 1, crop))
             if out:
                 return out
     elif good and depth < 2 and best.fit is not None and best.fit.support < _SURE_SUPPORT:
@@ -364,7 +356,7 @@ def _explain(search: FigureSearch, blob: Blob, depth: int) -> list[DetectedPiece
         # (a piece half over a printed marker also shows two colours).
         parts = split_by_colour(search.view, blob, min_part_mm2=_MIN_FIGURE_MM2)
         if len(parts) > 1:
-            out = [p for part in parts for p in _explain(search, part, depth + 1)]
+            out = [p for part in parts for p in _explain(search, part, depth + 1, crop)]
             sure = [p for p in out if not p.uncertain]
             if len(sure) >= 2 and min(p.confidence for p in sure) > best.fit.support + 0.1:
                 return out
@@ -519,5 +511,5 @@ def _hidden_under(search: FigureSearch, blob: Blob) -> list[DetectedPiece]:
         sub = (comp[by : by + bh, bx : bx + bw] == label).astype(np.uint8)
         part = blob_from_mask(view, blob.label, sub, x + bx, y + by, blob.touches_edge)
         if part is not None and part.area_mm2 < _OBSTRUCTION_MM2:
-            out.extend(_explain(search, part, depth=2))
+            out.extend(_explain(search, part, depth=2, crop=search.crop_for(part.hull_mm)))
     return out
