@@ -17,7 +17,9 @@ Easy Slider's Done check (:func:`check_easy_slider`) is judged cell by cell with
 * a tile that lies between cells, two tiles on one cell, the same tile read twice, an unreadable tile or an
   orientation that cannot be fixed make the cells concerned unknown;
 * a cell next to (8-neighbourhood) such an unknown cell never decides a fumble: a hand over the board hides a
-  patch, and the tiles at its edge, partly covered, are the ones a detector misreads.
+  patch, and the tiles at its edge, partly covered, are the ones a detector misreads;
+* a pawn whose row holds two or more read tiles and none of its suit (a coin whose column holds none of its
+  rank) is taken as misread and decides nothing: a misread pawn is likelier than a whole row misplaced.
 
 The verdict is ``fumble`` when some cell is wrong for sure (whatever the unknowns hold), ``correct`` when every
 cell is right for sure, and ``unsure`` otherwise.
@@ -265,26 +267,27 @@ def _possible(known: list[Any], universe: Sequence[Any]) -> tuple[list[Any], lis
 
 
 def _unless_contradicted(marks: list[Any], found: dict[tuple[int, int], Tile], axis: int) -> list[Any]:
-    """Pawn suits (``axis`` 0, rows 1-4) or coin ranks (``axis`` 1, columns) with the ones their whole line of
-    tiles contradicts dropped to unknown: when every tile of a row is read as one suit (every tile of a column
-    as one rank) and the pawn (coin) says another, a misread pawn (coin) is likelier than five (four)
-    misplaced tiles, so it decides nothing."""
+    """Pawn suits (``axis`` 0, rows 1-4) or coin ranks (``axis`` 1, columns) with the ones their line of tiles
+    contradicts dropped to unknown: when at least two tiles of a row are read and none has the pawn's suit (of a
+    column: none has the coin's rank), a misread pawn (coin) is likelier than a row of misplaced tiles, so that
+    pawn (coin) decides nothing. The price: a player who laid whole rows in the wrong places gets "unsure"."""
     out = list(marks)
     for k, mark in enumerate(marks):
         if mark is None:
             continue
         cells = [(c, k) for c in range(5)] if axis == 0 else [(k, r) for r in range(4)]
-        tiles = [found.get(cell) for cell in cells]
-        if any(t is None or t.rank == 0 for t in tiles):
-            continue
+        tiles = [t for t in (found.get(cell) for cell in cells) if t is not None and t.rank != 0]
         values = {t.suit if axis == 0 else t.rank for t in tiles}
-        if len(values) == 1 and mark not in values:
+        if len(tiles) >= 2 and mark not in values:
             out[k] = None
     return out
 
 
-def judge_easy_slider_board(layout: EasySliderLayout) -> BoardVerdict:
-    """The Done check of one board found by :func:`vision.grid_games.find_easy_slider_boards`."""
+def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True) -> BoardVerdict:
+    """The Done check of one board found by :func:`vision.grid_games.find_easy_slider_boards`.
+
+    ``guard_marks``: drop pawns and coins that their line of tiles contradicts (:func:`_unless_contradicted`);
+    a Done check wants that, reading a dealt (random) board must not."""
     board_issue = layout.ambiguous
     if board_issue is None:
         misfit = [p for p in layout.problems if p.kind == "misfit"]
@@ -314,9 +317,13 @@ def judge_easy_slider_board(layout: EasySliderLayout) -> BoardVerdict:
             for cell in cells:
                 found.pop(cell, None)
                 unknown[cell] = f"the {tile} is read on {len(cells)} cells: one reading is wrong"
-    pawns, pawn_sets = _possible(_unless_contradicted([_pawn_suit(p) for p in layout.pawns], found, 0), SUITS)
-    coins, coin_sets = _possible(_unless_contradicted([_coin_rank(c) for c in layout.coins], found, 1),
-                                 (1, 2, 3, 4, 5))
+    pawn_marks = [_pawn_suit(p) for p in layout.pawns]
+    coin_marks = [_coin_rank(c) for c in layout.coins]
+    if guard_marks:
+        pawn_marks = _unless_contradicted(pawn_marks, found, 0)
+        coin_marks = _unless_contradicted(coin_marks, found, 1)
+    pawns, pawn_sets = _possible(pawn_marks, SUITS)
+    coins, coin_sets = _possible(coin_marks, (1, 2, 3, 4, 5))
     accounted = sum(1 for fits in layout.cells.values() for _ in fits) + len(layout.between)
     empty = [(c, r) for r in range(5) for c in range(5) if (c, r) not in layout.cells and (c, r) not in unknown]
     sure_hole = accounted == 24 and len(empty) == 1 and not layout.outside
@@ -464,7 +471,7 @@ def _read_easy_slider(pieces: list[DetectedPiece], **_: Any) -> Reading:
     if not boards:
         raise _wrong_game(pieces, "easy-slider", "Easy Slider board")
     layout = _one(boards, "Easy Slider board")
-    verdict = judge_easy_slider_board(layout)
+    verdict = judge_easy_slider_board(layout, guard_marks=False)
     unknown = [c for c in verdict.cells if c.status == "unknown"]
     if unknown:
         raise NotReadable(f"cell {unknown[0].name} cannot be read: {unknown[0].reason}"
