@@ -273,8 +273,14 @@ def pawn_references(detection: Any, expected: Sequence[Any]) -> list[Any]:
     if not tiles:
         return []
     left = min(tiles) - 0.6 * TILE_MM  # the pawns stand left of rows 1-4, beyond the first column's tiles
-    pawns = sorted((p for p in [*detection.pieces, *detection.uncertain]
-                    if p.kind is Kind.PAWN and p.outline_px is not None and p.x_mm < left), key=lambda p: p.y_mm)
+    def left_pawns(pieces: Any) -> list[Any]:
+        return sorted((p for p in pieces if p.kind is Kind.PAWN and p.outline_px is not None and p.x_mm < left),
+                      key=lambda p: p.y_mm)
+
+    # the surely seen pawns when they are the four (a swapped camera's pawns still look like pawns), else all
+    pawns = left_pawns(detection.pieces)
+    if len(pawns) != len(expected):
+        pawns = left_pawns([*detection.pieces, *detection.uncertain])
     if len(pawns) != len(expected):
         return []
     patches = []
