@@ -7,12 +7,14 @@ Every verb that reports something has ``--json``. Bad input gives one line on st
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import os
 import pkgutil
 import sys
 from collections.abc import Sequence
-from types import ModuleType
+from dataclasses import dataclass
+from pathlib import Path
 
 import tableside.commands as _commands
 from calibration.errors import CalibrationError
@@ -25,18 +27,43 @@ from vision.errors import VisionError
 _INPUT_ERRORS = (UserError, RulesError, CalibrationError, VisionError, OSError)
 
 
-def _verb_modules() -> list[ModuleType]:
-    modules = []
-    for info in sorted(pkgutil.iter_modules(_commands.__path__), key=lambda i: i.name):
+@dataclass(frozen=True)
+class _Verb:
+    name: str
+    help: str
+    order: int
+    module: str
+
+
+def _constant(tree: ast.Module, name: str) -> object:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    return None
+
+
+def _verbs() -> list[_Verb]:
+    """The verbs, read from their modules' ``NAME``/``HELP``/``ORDER`` constants without importing them.
+
+    Importing every verb (OpenCV, numba, scipy...) made ``tableside --help`` take seconds; only the verb that
+    runs is imported (see :func:`build_parser`).
+    """
+    verbs = []
+    for info in pkgutil.iter_modules(_commands.__path__):
         if info.name.startswith("_"):
             continue
-        mod = importlib.import_module(f"{_commands.__name__}.{info.name}")
-        if hasattr(mod, "NAME") and hasattr(mod, "run"):
-            modules.append(mod)
-    return sorted(modules, key=lambda m: getattr(m, "ORDER", 100))
+        path = Path(_commands.__path__[0]) / f"{info.name}.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        name, help_text = _constant(tree, "NAME"), _constant(tree, "HELP")
+        if isinstance(name, str) and isinstance(help_text, str):
+            order = _constant(tree, "ORDER")
+            verbs.append(_Verb(name, help_text, order if isinstance(order, int) else 100,
+                               f"{_commands.__name__}.{info.name}"))
+    return sorted(verbs, key=lambda v: (v.order, v.name))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The parser; the options of ``verb`` (of every verb when None) are loaded from its module."""
     parser = argparse.ArgumentParser(
         prog="tableside",
         description="A camera table assistant for piecepack and Icehouse games: it sees the pieces, "
@@ -44,11 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tableside {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", title="verbs")
-    for mod in _verb_modules():
+    for v in _verbs():
+        if verb is not None and v.name != verb:
+            sub.add_parser(v.name, help=v.help)
+            continue
+        mod = importlib.import_module(v.module)
         p = sub.add_parser(
-            mod.NAME,
-            help=mod.HELP,
-            description=getattr(mod, "DESCRIPTION", mod.HELP),
+            v.name,
+            help=v.help,
+            description=getattr(mod, "DESCRIPTION", v.help),
             # Verbs write their descriptions as paragraphs and examples: keep their line breaks.
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
@@ -57,8 +88,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _chosen_verb(argv: Sequence[str]) -> str:
+    """The verb named on the command line (the first argument that is not an option), or "" for none."""
+    return next((a for a in argv if not a.startswith("-")), "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_chosen_verb(argv))
     args = parser.parse_args(argv)
     if getattr(args, "_run", None) is None:
         parser.print_help()
