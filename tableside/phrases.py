@@ -231,6 +231,22 @@ def camera_recalibrated() -> str:
     return "Recalibrated: watching again"
 
 
+def camera_back() -> str:
+    return "The camera is back: watching again"
+
+
+def light_changed() -> str:
+    return "The light changed"
+
+
+def please_recalibrate() -> str:
+    return "I cannot find the table: please recalibrate"
+
+
+def position_restored() -> str:
+    return "Back to the last legal position"
+
+
 # ----------------------------------------------------------------------------------- Slides of Action
 
 

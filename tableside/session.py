@@ -60,16 +60,7 @@ __all__ = [
     "Annotator",
     "Session",
     "SessionReport",
-    "LIGHT_CHANGED",
-    "CAMERA_BACK",
-    "RECALIBRATE",
 ]
-
-# Camera phrases that tableside.phrases does not have (its owner keeps the shared wording; these are the loop's).
-LIGHT_CHANGED = "The light changed"
-CAMERA_BACK = "The camera is back: watching again"
-RECALIBRATE = "I cannot find the table: please recalibrate"
-RESTORED = "Back to the last legal position"
 
 
 class TableReader(Protocol):
@@ -163,7 +154,7 @@ class Narrator:
         return [phrases.not_sure()]
 
     def restored(self, verdict: Verdict) -> list[str]:
-        return [RESTORED]
+        return [phrases.position_restored()]
 
 
 class EasySliderNarrator(Narrator):
@@ -571,7 +562,7 @@ class Session:
                 continue
             self.stillness.reset()  # a new stream: compare nothing with the old one
             self._event("camera-back", None, f"reopened after {attempt} attempt(s)")
-            self.say(CAMERA_BACK)
+            self.say(phrases.camera_back())
             return True
         return False
 
@@ -591,10 +582,10 @@ class Session:
             if self._dropout:
                 self._dropout = False
                 self._event("camera-back", frame, "frames again")
-                self.say(CAMERA_BACK, frame)
+                self.say(phrases.camera_back(), frame)
             if still.event == "light-changed":
                 self._event("light-changed", frame, f"brightness x{still.light_ratio:.2f}")
-                self.say(LIGHT_CHANGED, frame)
+                self.say(phrases.light_changed(), frame)
             if still.event == "camera-moved":
                 self._event("camera-moved", frame, f"view shifted by {still.shift_px}")
                 self.say(phrases.camera_moved(), frame)
@@ -634,7 +625,7 @@ class Session:
         self._locked = False
         self._event("relock-failed", frame, why)
         if was_locked:
-            self.say(RECALIBRATE, frame)
+            self.say(phrases.please_recalibrate(), frame)
 
     # -------------------------------------------------------------------------------------------- judging
 
