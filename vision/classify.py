@@ -43,6 +43,12 @@ __all__ = ["Reading", "TileReader", "CoinReader"]
 _CELLS = 5  # tiles: occlusion cells per side
 _COVERED_SHARE = 0.6  # at most this share of cells may be covered for a "partly hidden" piece
 _SIDE_MARGIN = 0.12  # coins: how far the best label of the other side must trail for the side to be sure
+_RIM_RINGS = 3  # coins: the outer rings of the polar features (from 6.6 mm out: the printed rim)
+_FIRST_LOOK = 0.35  # coins: correlation with the best face, unaligned, for a candidate to be read at all
+_BLANK_SUIT_MARGIN = 0.25  # how clearly a blank coin's rim must match one suit's for the suit to be given
+_BLANK_RIM_MIN = 0.45  # correlation of a blank-looking coin's rim with a blank face's, for it to be one
+_BLANK_RIM_SCORE = 0.3  # correlation of a blank coin's rim with the best blank face's, for its suit
+_BLANK_INK = 0.5  # share of a coin's feature energy inside the rim: below, a blank face (numerals are at 0.9+)
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,7 @@ class TileReader:
         self.turned = np.ascontiguousarray(np.concatenate([self.templates[:, np.argsort(perm)] for perm in self.perms]))
         faces = self.templates[: len(profile.tile_faces.labels)]
         self.mean_face = faces.mean(axis=0)  # what every face shares: frame, corner symbols, layout
+        self.layouts = [self.mean_face]
         self.min_score = {side: m.min_score for side, m in models}
         self.min_margin = {side: m.min_margin for side, m in models}
 
@@ -238,10 +245,11 @@ class TileReader:
         # first the layout every face shares (frame, corner symbols) at each quarter turn: it brings a window a
         # few millimetres off onto the tile whatever its rank; then each likely label at its best turn
         best_fit = -1.0
-        for quarter in range(4):
-            (dx, dy), fit = self._align_template(features, self.mean_face, quarter, m)
-            if fit > best_fit:
-                best_fit, shift = fit, (dx, dy)
+        for layout in self.layouts:
+            for quarter in range(4):
+                (dx, dy), fit = self._align_template(features, layout, quarter, m)
+                if fit > best_fit:
+                    best_fit, shift = fit, (dx, dy)
         _, per_label2, turn2 = window(*shift)
         likely = np.argsort(-np.maximum(per_label, per_label2))[:candidates]
         for label in likely:
@@ -308,6 +316,17 @@ class CoinReader:
         templates = np.asarray(rows, np.float32).reshape(len(rows), 3 * COIN_RINGS, COIN_ANGLES)
         self.templates = templates
         self.spectra = np.conj(np.fft.rfft(templates, axis=-1))  # (t, 3R, A/2+1)
+        # Blank faces (a null printed as nothing but the rim): their templates hold nearly no ink inside the
+        # rim, and a correlation over the whole coin is then mostly noise. A blank coin is read by its rim alone.
+        rings = templates.reshape(len(rows), 3, COIN_RINGS, COIN_ANGLES)
+        self.inner_rings = COIN_RINGS - _RIM_RINGS
+        inner = (rings[:, :, : self.inner_rings] ** 2).sum(axis=(1, 2, 3)) / np.maximum((rings**2).sum(axis=(1, 2, 3)),
+                                                                                           1e-9)
+        self.blank = np.nonzero(inner < _BLANK_INK)[0]
+        outer = rings[:, :, self.inner_rings :].reshape(len(rows), -1, COIN_ANGLES)
+        outer = outer - outer.mean(axis=(1, 2), keepdims=True)
+        outer /= np.maximum(np.sqrt((outer**2).sum(axis=(1, 2), keepdims=True)), 1e-9)
+        self.rim_spectra = np.conj(np.fft.rfft(outer, axis=-1))
 
     def read_aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int]]:
         """Read a crop ``margin`` pixels wider on each side than a coin crop, moving the window (coarse to fine)
@@ -346,9 +365,21 @@ class CoinReader:
         crop = big[None, m + where[1] : m + where[1] + n, m + where[0] : m + where[0] + n]
         return self._judge(best, top, shift, crop), where
 
-    def correlations(self, crops: np.ndarray) -> np.ndarray:
+    def first_look(self, crops: np.ndarray) -> np.ndarray:
+        """Whether each crop may be a coin of the set, cheaply: it correlates a little with some face, or it is
+        blank inside the rim like a blank face (noise correlates with nothing)."""
+        polar = coin_polar(crops)
+        corr = self.correlations(crops, polar).max(axis=(1, 2))
+        if len(self.blank) == 0:
+            return corr >= _FIRST_LOOK
+        centred = polar - polar.mean(axis=(1, 2, 3), keepdims=True)
+        inner = (centred[:, :, : self.inner_rings] ** 2).sum(axis=(1, 2, 3))
+        share = inner / np.maximum((centred**2).sum(axis=(1, 2, 3)), 1e-9)
+        return (corr >= _FIRST_LOOK) | (share < _BLANK_INK + 0.2)  # the window may be off by a millimetre or two
+
+    def correlations(self, crops: np.ndarray, polar: np.ndarray | None = None) -> np.ndarray:
         """(n, t, COIN_ANGLES): correlation of each crop turned by every angle step with every template."""
-        polar = coin_polar(crops).reshape(len(crops), -1)
+        polar = (coin_polar(crops) if polar is None else polar).reshape(len(crops), -1)
         polar = polar - polar.mean(axis=1, keepdims=True)
         polar /= np.maximum(np.linalg.norm(polar, axis=1, keepdims=True), 1e-6)
         spectrum = np.fft.rfft(polar.reshape(len(crops), 3 * COIN_RINGS, COIN_ANGLES), axis=-1)
@@ -366,8 +397,47 @@ class CoinReader:
             readings.append(self._judge(per_label, best, int(np.argmax(corr[i, best])), crops[i : i + 1]))
         return readings
 
+    def _blank_reading(self, crop: np.ndarray) -> Reading | None:
+        """The reading of a coin whose face is blank inside the rim, by the rim alone (None: not blank, or the
+        set has no blank face)."""
+        if len(self.blank) == 0:
+            return None
+        polar = coin_polar(crop)[0]
+        centred = polar - polar.mean()
+        inner_share = float((centred[:, : self.inner_rings] ** 2).sum()) / max(float((centred**2).sum()), 1e-9)
+        if inner_share >= _BLANK_INK:
+            return None
+        rim = polar[:, self.inner_rings :].reshape(-1, COIN_ANGLES)
+        rim = rim - rim.mean()
+        rim /= max(float(np.sqrt((rim**2).sum())), 1e-9)
+        corr = np.fft.irfft(np.fft.rfft(rim, axis=-1)[None] * self.rim_spectra[self.blank], n=COIN_ANGLES, axis=-1)
+        per_label = corr.sum(axis=1).max(axis=1)  # (blank labels,)
+        order = np.argsort(-per_label)
+        best = int(self.blank[order[0]])
+        score = float(per_label[order[0]])
+        margin = float(score - per_label[order[1]]) if len(order) > 1 else 1.0
+        side, suit, rank = self.labels[best]
+        if score < _BLANK_RIM_MIN:  # no printed rim where a blank face has one: a pawn's base, a bare disc
+            return None
+        # Blank inside the rim: the side and the rank are sure (no other face is blank). The suit is only the
+        # rim's colour, a line a third of a millimetre wide, a fraction of a pixel from a Pi camera: it is given
+        # when it stands out clearly, else left None (the value, which the games need, stays known).
+        suits = {self.labels[i][1] for i in self.blank}
+        confidence = _confidence(max(score, _BLANK_RIM_SCORE), max(margin, _BLANK_SUIT_MARGIN), _BLANK_RIM_SCORE,
+                                 self.min_margin[side])
+        if len(suits) > 1 and not (score >= _BLANK_RIM_SCORE and margin >= _BLANK_SUIT_MARGIN):
+            suit = None
+        return Reading("ok", side, suit, rank, 0.0, score, margin, confidence)
+
     def _judge(self, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray) -> Reading:
         """The reading from every label's correlation, the best label and its turn (in angle steps)."""
+        reading = self._judge_faces(per_label, best, shift, crop)
+        if reading.status == "ok" or (best not in set(self.blank.tolist()) and reading.status != "none"):
+            return reading
+        blank = self._blank_reading(crop)  # a blank face is judged by its rim, not by correlating noise
+        return blank if blank is not None else reading
+
+    def _judge_faces(self, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray) -> Reading:
         order = np.argsort(-per_label)
         score = float(per_label[best])
         margin = float(score - per_label[int(order[1])]) if len(order) > 1 else 1.0

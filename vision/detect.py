@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -67,8 +67,9 @@ class ProfileMismatch(VisionError):
 ALL_KINDS = ("tile", "coin", "pawn", "die", "pyramid")
 _FIGURE_KINDS = ("pawn", "die", "pyramid")
 _COIN_VOTES_MIN = 4.0  # coin-centre votes (rim pixels, each at most 1) for a candidate
-_COIN_FIRST_LOOK = 0.35  # correlation with the best coin template, unaligned, for a candidate to be read
 _RIM_SUPPORT_MIN = 0.35  # share of rays finding a coin's rim for a coin to be there
+_BLANK_RIM_SUPPORT = 0.55  # ... where the face gives no evidence (blank) or could be print (on a tile)
+_RIM_POLARITY = 0.85  # ... and the share of those with the rim's majority polarity there
 _COIN_ALIGN_PX = 8  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the vote peak
 _FACE_ONLY_EXTRA = 0.15  # how much better than usual a face must match where no outline shows
 _ALIGN_PX = 4  # tile crops: how far (crop pixels, ~1.2 mm each) the printed face may pull the fitted pose
@@ -170,13 +171,17 @@ class Detector:
         shapes = self.shapes(image)
         timings = dict(shapes.timings_ms)
         start = time.perf_counter()
-        tiles = self._read_tiles(image, shapes) if wanted & {"tile", "coin"} else []
+        tiles, unread = self._read_tiles(image, shapes) if wanted & {"tile", "coin"} else ([], [])
         start = _tick(timings, "read tiles", start)
-        coins = self._read_coins(image, shapes, tiles) if "coin" in wanted else []
+        # clear outlines not read as tiles may be tiles under coins (Plans of Action): coins on them are raised
+        outlined = [self._tile_piece(f.centre, f.angle_deg, Reading("unclear", reason="unread"), f.support)
+                    for f in unread]
+        coins = self._read_coins(image, shapes, tiles + outlined) if "coin" in wanted else []
         start = _tick(timings, "read coins", start)
-        if coins and tiles:
-            tiles = self._reread_tiles_under_coins(image, tiles, coins)
+        if coins:
+            tiles, unread = self._reread_tiles_under_coins(image, tiles, outlined, unread, coins)
             start = _tick(timings, "read tiles", start)
+        self._check_profile(tiles, unread)
         pieces = ([t for t in tiles] if "tile" in wanted else []) + coins
         figure_kinds = [k for k in _FIGURE_KINDS if k in wanted]
         if figure_kinds:
@@ -256,17 +261,31 @@ class Detector:
                 break
             proposed += list(proposals[:, :2])
             findings += self._examine_tiles(image, proposals[:, :2], proposals[:, 2], need_outline=False)
-        self._check_profile(findings)
-        return [self._tile_piece(f.centre, f.angle_deg, f.reading, f.support) for f in _best_tiles(findings)]
+        best = _best_tiles(findings)
+        pieces = [self._tile_piece(f.centre, f.angle_deg, f.reading, f.support) for f in best]
+        unread: list[_TileFinding] = []
+        for f in sorted(findings, key=lambda f: -sum(f.support)):
+            if f.reading.status != "none" or min(f.support) < 0.5 or self._near_marker(f.centre):
+                continue
+            if all(np.hypot(*(f.centre - k.centre)) >= 0.8 * TILE_MM for k in [*best, *unread]):
+                unread.append(f)
+        return pieces, unread
 
-    def _check_profile(self, findings: list[_TileFinding]) -> None:
+    def _near_marker(self, point: np.ndarray) -> bool:
+        """Whether a tile-sized square at ``point`` would overlap one of the calibration sheet's markers (a
+        marker and the sheet's edge make clear square outlines of their own)."""
+        if self.markers_mm is None:
+            return False
+        x, y = float(point[0]), float(point[1])
+        reach = TILE_MM / 2
+        return any(x0 - reach < x < x1 + reach and y0 - reach < y < y1 + reach for x0, y0, x1, y1 in self.markers_mm)
+
+    def _check_profile(self, tiles: list[DetectedPiece], unread: list[_TileFinding]) -> None:
         """Many clear tile outlines of which (almost) none reads as a face or back of the profile's set: the
         profile is of another set (or the backs were not taught). Judging such a frame would be guessing."""
         if not self.check_profile:
             return
-        clear = [f for f in findings if min(f.support) >= 0.6]
-        read = [f for f in clear if f.reading.status == "ok"]
-        if len(clear) >= 4 and len(read) <= 0.25 * len(clear):
+        if len(unread) >= 4 and len(tiles) <= 0.25 * len(unread):
             backs = "" if self.profile.tile_back is not None else " (its tile backs were not taught)"
             raise ProfileMismatch(
                 f"the tiles in the photo do not look like the piece set of profile {self.profile.name!r}{backs}: "
@@ -297,25 +316,51 @@ class Detector:
         corners = crop_corners_mm(centre[None], np.array([angle]), size)[0]
         return self.calibration.table_to_pixel(corners, height)
 
-    def _reread_tiles_under_coins(self, image, tiles: list[DetectedPiece], coins: list[DetectedPiece]):
-        """Tiles with coins on them are read again without the coins' discs."""
-        out = []
-        for tile in tiles:
+    def _reread_tiles_under_coins(
+        self,
+        image: np.ndarray,
+        tiles: list[DetectedPiece],
+        outlined: list[DetectedPiece],
+        unread: list[_TileFinding],
+        coins: list[DetectedPiece],
+    ) -> tuple[list[DetectedPiece], list[_TileFinding]]:
+        """Tiles with coins on them read again without the coins' discs: those not read surely, and clear
+        outlines not read at all (a back under four coins). Returns the tiles and the outlines still unread."""
+        out: list[DetectedPiece] = []
+        still: list[_TileFinding] = []
+        candidates = [(t, None) for t in tiles] + list(zip(outlined, unread, strict=True))
+        for tile, finding in candidates:
             on = [c for c in coins if c.height_mm > 0 and _inside(tile, c.x_mm, c.y_mm)]
-            if not on or (not tile.uncertain and tile.side == "back"):
-                out.append(tile)
+            if not on or not tile.uncertain:
+                if finding is None:
+                    out.append(tile)
+                else:
+                    still.append(finding)
                 continue
             base = math.floor(tile.angle_deg / 90.0) * 90.0
             angle = tile.angle_deg - base
-            crop = sample_crops(image, self.calibration, np.array([[tile.x_mm, tile.y_mm]]), np.array([angle]),
-                                self.profile.tile_thickness_mm, TILE_CROP_MM, TILE_CROP_PX)
+            centre = np.array([tile.x_mm, tile.y_mm])
+            # first put the window on the tile by its printed pattern (a back's grid lines), then read it
+            # without the coins' discs
+            m, n = _ALIGN_PX, TILE_CROP_PX
+            big = sample_crops(image, self.calibration, centre[None], np.array([angle]),
+                               self.profile.tile_thickness_mm, TILE_CROP_MM * (n + 2 * m) / n, n + 2 * m)[0]
+            _, (dx, dy) = self.tile_reader.read_aligned(big, m)
+            a = math.radians(angle)
+            centre = centre + TILE_CROP_MM / n * np.array([dx * math.cos(a) - dy * math.sin(a),
+                                                            dx * math.sin(a) + dy * math.cos(a)])
+            tile = replace(tile, x_mm=float(centre[0]), y_mm=float(centre[1]))
+            crop = big[None, m + dy : m + dy + n, m + dx : m + dx + n]
             mask = _coin_mask(tile, angle, on)
             reading = self.tile_reader.read(crop, mask[None])[0]
             if reading.status == "none":
-                out.append(tile)
+                if finding is None:
+                    out.append(tile)
+                else:
+                    still.append(finding)
                 continue
             out.append(self._tile_piece(np.array([tile.x_mm, tile.y_mm]), angle, reading, None))
-        return out
+        return out, still
 
     # -- coins -----------------------------------------------------------------------------------------------
     def _read_coins(self, image: np.ndarray, shapes: Shapes, tiles: list[DetectedPiece]) -> list[DetectedPiece]:
@@ -341,12 +386,26 @@ class Detector:
                            COIN_CROP_MM * (n + 2 * m) / n, n + 2 * m)
         # a first look at every candidate at once: most vote peaks (wood grain, numerals, marker corners) are
         # nothing like a coin and are dropped before the costlier aligned reading
-        first = self.coin_reader.correlations(big[:, m : m + n, m : m + n]).max(axis=(1, 2))
-        keep = np.nonzero(first >= _COIN_FIRST_LOOK)[0]
+        step = m // 2  # a first look at three by three windows: the vote peak may be a couple of mm off
+        looks = np.zeros(len(big), bool)
+        for dy in (-step, 0, step):
+            for dx in (-step, 0, step):
+                looks |= self.coin_reader.first_look(big[:, m + dy : m + dy + n, m + dx : m + dx + n])
+        keep = np.nonzero(looks)[0]
         readings, kept_centres = [], []
         for k in keep:
             reading, (dx, dy) = self.coin_reader.read_aligned(big[k], m)
-            kept_centres.append(centres[k] + np.array([dx, dy]) * COIN_CROP_MM / n)  # the crop is not turned
+            centre = centres[k] + np.array([dx, dy]) * COIN_CROP_MM / n  # the crop is not turned
+            if reading.status != "ok" and len(self.coin_reader.blank):
+                # a blank face gives the content nothing to align on: centre it on its rim and look again
+                rim = refine_coins(image, self.calibration, centres[k][None], heights[k : k + 1])[0]
+                at = centres[k] + [rim.dx_mm, rim.dy_mm]
+                crop = sample_crops(image, self.calibration, at[None], np.zeros(1), heights[k], COIN_CROP_MM, n)
+                blank = self.coin_reader._blank_reading(crop)
+                # nothing printed to go by: the rim must be plain, darker or lighter than the face all round
+                if blank is not None and rim.support >= _BLANK_RIM_SUPPORT and rim.polarity >= _RIM_POLARITY:
+                    reading, centre = blank, at
+            kept_centres.append(centre)
             readings.append(reading)
         # A coin must show a rim: a blank bit of paper passes for a blank (null) face, and on a tile a printed
         # suit symbol or numeral can pass for a coin's face.
@@ -355,7 +414,9 @@ class Detector:
             rims = refine_coins(image, self.calibration, np.array([kept_centres[j] for j in read]),
                                 heights[keep][read])
             for j, rim in zip(read, rims, strict=True):
-                if rim.support < _RIM_SUPPORT_MIN or abs(rim.radius_mm - COIN_MM / 2) > 0.6:
+                on_tile = base[keep[j]] > 0  # printed marks on a tile: a coin there shows a plain rim
+                if (rim.support < (_BLANK_RIM_SUPPORT if on_tile else _RIM_SUPPORT_MIN)
+                        or (on_tile and rim.polarity < _RIM_POLARITY) or abs(rim.radius_mm - COIN_MM / 2) > 0.6):
                     readings[j] = Reading("none", score=readings[j].score)
         centres, base, heights = np.array(kept_centres).reshape(-1, 2), base[keep], heights[keep]
         found: list[tuple[float, DetectedPiece]] = []

@@ -1,0 +1,69 @@
+"""Coins with the built-in profile on rendered frames: a coin grid with the die on a coin (Roll Out the
+Barrels), coins suit side up on tile backs (Slides and Plans of Action), value and suit sides at any rotation."""
+
+from __future__ import annotations
+
+import numpy as np
+from detect_scenes import board_frame, score
+from tablescene import CoinPiece, DiePiece, coin_grid, tile_block
+
+from calibration.profile import default_profile
+from calibration.table_calibration import calibrate_from_sheet
+from rules.pieces import SUITS, Kind
+from vision.detect import Detector
+
+
+def _read(frame, kinds=("tile", "coin")):
+    profile = default_profile()
+    calibration = calibrate_from_sheet(frame.image)
+    detection = Detector(calibration, profile).detect(frame.image, kinds=kinds)
+    return detection, score(detection, frame, profile)
+
+
+def test_a_coin_grid_with_the_die_on_a_coin():
+    rng = np.random.default_rng(5)
+    coins = [(SUITS[i % 4], int(r)) for i, r in enumerate(rng.permutation(list(range(6)) * 4))]
+    pieces = coin_grid(coins, (110.0, 140.0), 4, rng=5)
+    under = pieces[9]
+    pieces.append(DiePiece(SUITS[1], 3, under.x_mm, under.y_mm, 12.0))
+    frame = board_frame(pieces, 51)
+    detection, result = _read(frame, kinds=("coin",))
+    assert result.wrong == 0 and result.covered_wrong == 0 and result.extra <= 1, result.notes
+    # of the 23 coins not under the die: the 4's of this set may be uncertain (a blurred 4 and an ace are alike),
+    # and a blank null on the white sheet, whose only mark is a thin rim, is often not found (measured: 15 right,
+    # 4 uncertain, 4 nulls missed; see the handoff): missed, never misread
+    assert result.correct + result.partial >= 15, result.notes
+    # the coin under the die is not read as if it were in plain view
+    sure = [p for p in detection.pieces if np.hypot(p.x_mm - under.x_mm, p.y_mm - under.y_mm) < 8]
+    assert not sure or (sure[0].suit, sure[0].rank) == (under.suit, under.rank)
+
+
+def test_coins_on_tile_backs_lie_on_the_tiles():
+    coins = {(0, 0): (SUITS[0], 1), (1, 1): (SUITS[2], 3), (2, 2): (SUITS[1], 2), (3, 0): (SUITS[3], 5),
+             (0, 3): (SUITS[2], 0), (2, 1): (SUITS[0], 4, "value"), (3, 3): (SUITS[3], 2, "value")}
+    frame = board_frame(tile_block(2, (95.0, 160.0), coins, rng=6), 52)
+    detection, result = _read(frame)
+    assert result.wrong == 0 and result.extra == 0, result.notes
+    assert result.correct >= 5, result.notes
+    tiles = [p for p in detection.pieces if p.kind is Kind.TILE]
+    # backs under coins: read when the back's grid shows around the coins; so far not all of them are
+    assert tiles and all(t.side == "back" and t.suit is None and t.rank is None for t in tiles)
+    coins_seen = [p for p in detection.pieces if p.kind is Kind.COIN]
+    assert coins_seen and all(c.height_mm > 1.0 for c in coins_seen)  # they rest on the tiles
+
+
+def test_both_sides_of_coins_at_any_rotation():
+    pieces = []
+    for i in range(8):
+        side = "value" if i % 2 == 0 else "suit"
+        pieces.append(CoinPiece(SUITS[i % 4], (i * 2) % 6, side, 70.0 + 30.0 * (i % 4), 150.0 + 40.0 * (i // 4),
+                                float(i * 47 % 360)))
+    frame = board_frame(pieces, 53)
+    detection, result = _read(frame, kinds=("coin",))
+    assert result.wrong == 0 and result.extra == 0, result.notes
+    assert result.correct + result.partial >= 5, result.notes  # a blank null on white paper may be missed
+    for piece in detection.pieces:
+        truth = min(frame.of_kind("coin"), key=lambda t: np.hypot(t["x_mm"] - piece.x_mm, t["y_mm"] - piece.y_mm))
+        if truth["side"] == "value" and truth["rank"] != 0:  # a value's turn shows (within two steps of 5.6 deg)
+            error = (piece.angle_deg - truth["angle_deg"] + 180.0) % 360.0 - 180.0
+            assert abs(error) < 12.0

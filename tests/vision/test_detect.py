@@ -1,0 +1,92 @@
+"""The detector end to end on rendered Easy Slider boards: every edition after teaching it (taught from its own
+teach photos, tested on other frames), the camera and light getting worse (tilt, blur, noise, JPEG, glare), a
+hand over the board, the Pi camera 3's wide mode; and the API (Detector, detect_pieces, kinds, JSON).
+
+Thresholds are what the detector reaches on these frames, with a margin; the hard rule is that nothing is read
+wrong and reported sure: bad frames make pieces uncertain.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from detect_scenes import Score, easy_slider_frame, score, taught_profile
+from tablescene import CameraSpec, Hand, Lighting
+
+from calibration.profile import default_profile
+from calibration.table_calibration import calibrate_from_sheet
+from rules.pieces import Kind
+from vision import Detector, detect_pieces
+
+
+def _detect(frame, profile, kinds=("tile", "coin")):
+    calibration = calibrate_from_sheet(frame.image)
+    return Detector(calibration, profile).detect(frame.image, kinds=kinds)
+
+
+@pytest.mark.parametrize("edition", ["default", "classic", "hand-made", "bold"])
+def test_each_taught_edition_reads_easy_slider_boards(edition):
+    profile = taught_profile(edition)
+    total = Score()
+    for seed in (300, 301):
+        frame = easy_slider_frame(seed, edition=edition)
+        total.add(score(_detect(frame, profile), frame, profile))
+    # no piece read wrong; false finds (a blank coin seen in a marker or the sheet's edge) stay rare
+    assert total.wrong == 0 and total.extra <= 2, total.notes
+    # 58 pieces; the classic and bold sets print a value-side ace as the suit's symbol, hard to tell from the
+    # suit side: those coins may be uncertain
+    floor = {"default": 0.93, "classic": 0.88, "hand-made": 0.93, "bold": 0.75}[edition]
+    assert total.accuracy >= floor, (total.accuracy, total.notes)
+    assert total.missed <= 3, total.notes
+
+
+CONDITIONS = {
+    "tilted 30 degrees": dict(camera=CameraSpec(distance_mm=750, tilt_deg=30, target_mm=(148, 215))),
+    "blurred": dict(lighting=Lighting(blur_px=1.6)),
+    "noisy": dict(lighting=Lighting(noise=3.0)),
+    "JPEG quality 45": dict(lighting=Lighting(jpeg_quality=45)),
+    "glare": dict(lighting=Lighting(glare=2.5, lamp_mm=(150, 150, 900), direct=0.9)),
+    "Pi camera 3 (2304x1296)": dict(camera=CameraSpec(resolution=(2304, 1296), distance_mm=800, tilt_deg=10,
+                                                      target_mm=(148, 215))),
+}
+
+
+@pytest.mark.parametrize("condition", sorted(CONDITIONS))
+def test_worse_pictures_make_pieces_uncertain_never_wrong(condition):
+    profile = default_profile()
+    frame = easy_slider_frame(210 + sorted(CONDITIONS).index(condition), **CONDITIONS[condition])
+    result = score(_detect(frame, profile), frame, profile)
+    assert result.wrong == 0 and result.extra <= 4, result.notes
+    assert result.accuracy >= 0.8, (result.accuracy, result.notes)
+
+
+def test_a_hand_over_the_board_hides_pieces_but_misreads_none():
+    profile = default_profile()
+    frame = easy_slider_frame(206, hands=(Hand(120, 200, angle_deg=-15, h_mm=6),))
+    result = score(_detect(frame, profile), frame, profile)
+    assert result.covered >= 5  # the hand really covers pieces
+    assert result.wrong == 0 and result.covered_wrong == 0, result.notes
+    assert result.extra <= 3, result.notes
+    assert result.accuracy >= 0.9, (result.accuracy, result.notes)
+
+
+def test_api_positions_kinds_and_json():
+    frame = easy_slider_frame(302)
+    calibration = calibrate_from_sheet(frame.image)
+    detection = detect_pieces(frame.image, calibration, kinds=("tile",))
+    assert detection.pieces and all(p.kind is Kind.TILE for p in detection.pieces + detection.uncertain)
+    assert detection.frame_size == (1640, 1232) and detection.timings_ms
+    truth = {(t["suit"], t["rank"]): t for t in frame.of_kind("tile")}
+    errors = [np.hypot(p.x_mm - truth[(p.suit.value, p.rank)]["x_mm"], p.y_mm - truth[(p.suit.value, p.rank)]["y_mm"])
+              for p in detection.pieces]
+    assert np.median(errors) < 1.5 and max(errors) < 4.0  # a sheet calibration without a lens model
+    data = detection.to_json()
+    assert set(data) == {"pieces", "uncertain"}
+    first = data["pieces"][0]
+    assert set(first) >= {"kind", "suit", "rank", "side", "x_mm", "y_mm", "angle_deg", "confidence"}
+    # a Detector is reusable: the same frame gives the same pieces
+    detector = Detector(calibration, default_profile())
+    again = detector.detect(frame.image, kinds=("tile",))
+    assert [p.to_json() for p in again.pieces] == [p.to_json() for p in detector.detect(frame.image, ("tile",)).pieces]
+    with pytest.raises(ValueError, match="unknown piece kind"):
+        detector.detect(frame.image, kinds=("meeple",))
