@@ -18,8 +18,9 @@ Easy Slider's Done check (:func:`check_easy_slider`) is judged cell by cell with
   orientation that cannot be fixed make the cells concerned unknown;
 * a cell next to (8-neighbourhood) such an unknown cell never decides a fumble: a hand over the board hides a
   patch, and the tiles at its edge, partly covered, are the ones a detector misreads;
-* a pawn whose row holds two or more read tiles and none of its suit (a coin whose column holds none of its
-  rank) is taken as misread and decides nothing: a misread pawn is likelier than a whole row misplaced.
+* a pawn whose row holds two or more read tiles, fewer than half of them of its suit (a coin whose column holds
+  fewer than half of its rank) is taken as misread and decides nothing: a misread pawn is likelier than a row
+  of misplaced tiles.
 
 The verdict is ``fumble`` when some cell is wrong for sure (whatever the unknowns hold), ``correct`` when every
 cell is right for sure, and ``unsure`` otherwise.
@@ -268,17 +269,18 @@ def _possible(known: list[Any], universe: Sequence[Any]) -> tuple[list[Any], lis
 
 def _unless_contradicted(marks: list[Any], found: dict[tuple[int, int], Tile], axis: int) -> list[Any]:
     """Pawn suits (``axis`` 0, rows 1-4) or coin ranks (``axis`` 1, columns) with the ones their line of tiles
-    contradicts dropped to unknown: when at least two tiles of a row are read and none has the pawn's suit (of a
-    column: none has the coin's rank), a misread pawn (coin) is likelier than a row of misplaced tiles, so that
-    pawn (coin) decides nothing. The price: a player who laid whole rows in the wrong places gets "unsure"."""
+    contradicts dropped to unknown: when at least two tiles of a row are read and fewer than half of them have
+    the pawn's suit (of a column: the coin's rank), a misread pawn (coin) is likelier than a row of misplaced
+    tiles, so that pawn (coin) decides nothing. The price: a player who laid rows or columns mostly wrong gets
+    "unsure" where a fumble could have been called."""
     out = list(marks)
     for k, mark in enumerate(marks):
         if mark is None:
             continue
         cells = [(c, k) for c in range(5)] if axis == 0 else [(k, r) for r in range(4)]
         tiles = [t for t in (found.get(cell) for cell in cells) if t is not None and t.rank != 0]
-        values = {t.suit if axis == 0 else t.rank for t in tiles}
-        if len(tiles) >= 2 and mark not in values:
+        agree = sum(1 for t in tiles if (t.suit if axis == 0 else t.rank) == mark)
+        if len(tiles) >= 2 and 2 * agree < len(tiles):
             out[k] = None
     return out
 
