@@ -71,6 +71,7 @@ __all__ = [
     "tile_features",
     "coin_features",
     "coin_polar",
+    "coin_sharpness",
     "tile_raw",
     "turned_tile_features",
     "tile_scores",
@@ -225,6 +226,20 @@ def coin_correlations(features: np.ndarray, templates: np.ndarray) -> np.ndarray
     a = np.fft.rfft(features.reshape(len(features), -1, COIN_ANGLES), axis=-1)
     b = np.conj(np.fft.rfft(templates.reshape(len(templates), -1, COIN_ANGLES), axis=-1))
     return np.fft.irfft(np.einsum("nrf,trf->ntf", a, b), n=COIN_ANGLES, axis=-1)
+
+
+def coin_sharpness(crop: np.ndarray) -> float:
+    """How sharp a coin crop is: the mean gradient inside the disc over the disc's contrast (a blurred numeral
+    keeps its contrast but loses its edges). Teach records the taught coins' value; much less means too blurred
+    to tell a numeral from a symbol."""
+    size = crop.shape[0]
+    grey = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
+    _, _, disc = _polar_maps(size, COIN_CROP_MM * size / COIN_CROP_PX)
+    values = grey[disc]
+    contrast = float(np.percentile(values, 95) - np.percentile(values, 5)) + 10.0
+    return float(np.mean(cv2.magnitude(gx, gy)[disc])) / contrast
 
 
 def coin_features(crops: np.ndarray) -> np.ndarray:

@@ -42,6 +42,7 @@ from calibration.profile import (
     _normalise,
     coin_correlations,
     coin_features,
+    coin_sharpness,
     tile_features,
     tile_scores,
 )
@@ -644,6 +645,7 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
         "px_per_mm": round(float(np.mean([p.px_per_mm for p in photos])), 3),
         "coin_values_show_suit": bool(shows_suit),
         "coin_value_ranks_showing_suit": [RANKS[c] for c in range(_COLS) if suit_shown[c]],
+        "coin_sharpness": round(float(np.median([coin_sharpness(c) for row in value_plain for c in row[1:]])), 4),
         "tile_backs": backs is not None,
         "scores": {
             "tile_faces": [round(float(np.median(face_scores)), 3), round(float(np.median(face_margins)), 3)],

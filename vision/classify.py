@@ -34,6 +34,7 @@ from calibration.profile import (
     _high_pass,
     _opponent,
     coin_polar,
+    coin_sharpness,
     tile_raw,
 )
 from rules.pieces import Suit
@@ -42,8 +43,9 @@ __all__ = ["Reading", "TileReader", "CoinReader"]
 
 _CELLS = 5  # tiles: occlusion cells per side
 _COVERED_SHARE = 0.6  # at most this share of cells may be covered for a "partly hidden" piece
-_SIDE_MARGIN = 0.12  # coins: how far the best label of the other side must trail for the side to be sure
+_SIDE_MARGIN = 0.2  # coins: how far the best label of the other side must trail for the side to be sure
 _RIM_RINGS = 3  # coins: the outer rings of the polar features (from 6.6 mm out: the printed rim)
+_SHARPNESS_SHARE = 0.8  # coins this much less sharp than the taught ones are not read
 _FIRST_LOOK = 0.35  # coins: correlation with the best face, unaligned, for a candidate to be read at all
 _BLANK_SUIT_MARGIN = 0.25  # how clearly a blank coin's rim must match one suit's for the suit to be given
 _BLANK_RIM_MIN = 0.45  # correlation of a blank-looking coin's rim with a blank face's, for it to be one
@@ -327,6 +329,8 @@ class CoinReader:
         outer = outer - outer.mean(axis=(1, 2), keepdims=True)
         outer /= np.maximum(np.sqrt((outer**2).sum(axis=(1, 2), keepdims=True)), 1e-9)
         self.rim_spectra = np.conj(np.fft.rfft(outer, axis=-1))
+        taught = profile.taught.get("coin_sharpness")
+        self.min_sharpness = _SHARPNESS_SHARE * float(taught) if taught else 0.0
 
     def read_aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int]]:
         """Read a crop ``margin`` pixels wider on each side than a coin crop, moving the window (coarse to fine)
@@ -363,7 +367,12 @@ class CoinReader:
         where = windows[int(best_window[top])]
         shift = int(np.argmax(scores[where][top]))
         crop = big[None, m + where[1] : m + where[1] + n, m + where[0] : m + where[0] + n]
-        return self._judge(best, top, shift, crop), where
+        reading = self._judge(best, top, shift, crop)
+        if reading.status == "ok" and reading.rank != 0 and coin_sharpness(crop[0]) < self.min_sharpness:
+            # far blurrier than the taught coins: a numeral and a symbol are blobs alike (a null stays blank)
+            reading = Reading("unclear", reading.side, None, None, reading.angle_deg, reading.score, reading.margin,
+                              min(reading.confidence, 0.49), "too blurred")
+        return reading, where
 
     def first_look(self, crops: np.ndarray) -> np.ndarray:
         """Whether each crop may be a coin of the set, cheaply: it correlates a little with some face, or it is
