@@ -66,11 +66,11 @@ class ProfileMismatch(VisionError):
 
 ALL_KINDS = ("tile", "coin", "pawn", "die", "pyramid")
 _FIGURE_KINDS = ("pawn", "die", "pyramid")
-_COIN_VOTES_MIN = 4.0  # coin-centre votes (rim pixels, each at most 1) for a candidate
+_COIN_VOTES_MIN = 4.5  # coin-centre votes (rim pixels, each at most 1) for a candidate
 _RIM_SUPPORT_MIN = 0.35  # share of rays finding a coin's rim for a coin to be there
 _BLANK_RIM_SUPPORT = 0.7  # ... where the face gives no evidence (blank) or could be print (on a tile)
 _RIM_POLARITY = 0.85  # ... and the share of those with the rim's majority polarity there
-_COIN_ALIGN_PX = 8  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the vote peak
+_COIN_ALIGN_PX = 4  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the rim's centre
 _FACE_ONLY_EXTRA = 0.15  # how much better than usual a face must match where no outline shows
 _ALIGN_PX = 4  # tile crops: how far (crop pixels, ~1.2 mm each) the printed face may pull the fitted pose
 
@@ -364,8 +364,8 @@ class Detector:
 
     # -- coins -----------------------------------------------------------------------------------------------
     def _read_coins(self, image: np.ndarray, shapes: Shapes, tiles: list[DetectedPiece]) -> list[DetectedPiece]:
-        """Coins at the vote peaks: read where the printed face fits best (no rim fit: a light coin on white
-        paper may have no rim to fit, and the face pins the centre to half a millimetre anyway)."""
+        """Coins at the vote peaks that show a rim, read where the printed face fits best (the face pins the
+        centre to half a millimetre; a light coin on white paper has a faint rim)."""
         peaks = shapes.coin_peaks
         if len(peaks) and self.markers_mm is not None:
             # the calibration sheet's markers: a white bit of one framed in black passes for a blank coin
@@ -381,43 +381,37 @@ class Detector:
                          for x, y in seen])
         heights = base + self.profile.coin_thickness_mm
         centres = self._lift(peaks[:, :2], heights)
+        # A coin shows a rim (its top face's edge, darker outside): fitted first, it drops most vote peaks
+        # (numerals, wood grain, marker corners) cheaply, and centres the rest to a millimetre. On a tile, where
+        # printed marks could pass for a coin's face, the rim must be plainer.
+        rims = refine_coins(image, self.calibration, centres, heights)
+        keep = [k for k, rim in enumerate(rims)
+                if abs(rim.radius_mm - COIN_MM / 2) <= 0.6
+                and rim.support >= (_BLANK_RIM_SUPPORT if base[k] > 0 else _RIM_SUPPORT_MIN)
+                and (base[k] == 0 or rim.polarity >= _RIM_POLARITY)]
+        if not keep:
+            return []
+        rims = [rims[k] for k in keep]
+        centres = np.array([centres[k] + [rims[j].dx_mm, rims[j].dy_mm] for j, k in enumerate(keep)])
+        base, heights = base[keep], heights[keep]
         m, n = _COIN_ALIGN_PX, COIN_CROP_PX
         big = sample_crops(image, self.calibration, centres, np.zeros(len(centres)), heights,
                            COIN_CROP_MM * (n + 2 * m) / n, n + 2 * m)
-        # a first look at every candidate at once: most vote peaks (wood grain, numerals, marker corners) are
-        # nothing like a coin and are dropped before the costlier aligned reading
-        step = m // 2  # a first look at three by three windows: the vote peak may be a couple of mm off
-        looks = np.zeros(len(big), bool)
-        for dy in (-step, 0, step):
-            for dx in (-step, 0, step):
-                looks |= self.coin_reader.first_look(big[:, m + dy : m + dy + n, m + dx : m + dx + n])
-        keep = np.nonzero(looks)[0]
-        readings, kept_centres = [], []
-        for k in keep:
+        looks = self.coin_reader.first_look(big[:, m : m + n, m : m + n])
+        readings, kept_centres, kept = [], [], []
+        for k in np.nonzero(looks)[0]:
             reading, (dx, dy) = self.coin_reader.read_aligned(big[k], m)
             centre = centres[k] + np.array([dx, dy]) * COIN_CROP_MM / n  # the crop is not turned
             if reading.status != "ok" and len(self.coin_reader.blank):
-                # a blank face gives the content nothing to align on: centre it on its rim and look again
-                rim = refine_coins(image, self.calibration, centres[k][None], heights[k : k + 1])[0]
-                at = centres[k] + [rim.dx_mm, rim.dy_mm]
-                crop = sample_crops(image, self.calibration, at[None], np.zeros(1), heights[k], COIN_CROP_MM, n)
-                blank = self.coin_reader._blank_reading(crop)
+                # a blank face gives the content nothing to align on: read it at its rim's centre
+                blank = self.coin_reader._blank_reading(big[k : k + 1, m : m + n, m : m + n])
                 # nothing printed to go by: the rim must be plain, darker or lighter than the face all round
-                if blank is not None and rim.support >= _BLANK_RIM_SUPPORT and rim.polarity >= _RIM_POLARITY:
-                    reading, centre = blank, at
+                if blank is not None and rims[k].support >= _BLANK_RIM_SUPPORT and rims[k].polarity >= _RIM_POLARITY:
+                    reading, centre = blank, centres[k]
             kept_centres.append(centre)
             readings.append(reading)
-        # A coin must show a rim: a blank bit of paper passes for a blank (null) face, and on a tile a printed
-        # suit symbol or numeral can pass for a coin's face.
-        read = [j for j in range(len(keep)) if readings[j].status != "none"]
-        if read:
-            rims = refine_coins(image, self.calibration, np.array([kept_centres[j] for j in read]),
-                                heights[keep][read])
-            for j, rim in zip(read, rims, strict=True):
-                on_tile = base[keep[j]] > 0  # printed marks on a tile: a coin there shows a plain rim
-                if (rim.support < (_BLANK_RIM_SUPPORT if on_tile else _RIM_SUPPORT_MIN)
-                        or (on_tile and rim.polarity < _RIM_POLARITY) or abs(rim.radius_mm - COIN_MM / 2) > 0.6):
-                    readings[j] = Reading("none", score=readings[j].score)
+            kept.append(k)
+        keep = kept
         centres, base, heights = np.array(kept_centres).reshape(-1, 2), base[keep], heights[keep]
         found: list[tuple[float, DetectedPiece]] = []
         for centre, h0, h, reading in zip(centres, base, heights, readings, strict=True):

