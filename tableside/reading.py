@@ -18,6 +18,8 @@ Easy Slider's Done check (:func:`check_easy_slider`) is judged cell by cell with
   orientation that cannot be fixed make the cells concerned unknown;
 * a cell next to (8-neighbourhood) such an unknown cell never decides a fumble: a hand over the board hides a
   patch, and the tiles at its edge, partly covered, are the ones a detector misreads;
+* a pawn (coin) not read is known by elimination when the other three pawns (four coins) are: there is one of
+  each suit (rank);
 * a pawn whose row holds two or more read tiles, fewer than half of them of its suit (a coin whose column holds
   fewer than half of its rank) is taken as misread and decides nothing: a misread pawn is likelier than a row
   of misplaced tiles.
@@ -264,6 +266,9 @@ def _possible(known: list[Any], universe: Sequence[Any]) -> tuple[list[Any], lis
     clean = [k if k is not None and counts[k] == 1 else None for k in known]
     used = {k for k in clean if k is not None}
     free = set(universe) - used
+    if clean.count(None) == 1 and len(free) == 1:  # one of each: the last one is known by elimination
+        clean[clean.index(None)] = next(iter(free))
+        free = set()
     return clean, [{k} if k is not None else set(free) for k in clean]
 
 

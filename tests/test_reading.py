@@ -176,20 +176,24 @@ def test_hole_not_sure_when_a_tile_may_be_hidden():
     assert {c.name for c in verdict.unsure_cells} == {"a1", "e1"}
 
 
-def test_unread_pawn_or_coin_makes_its_cells_unsure_but_impossible_tiles_still_wrong():
+def test_unread_pawns_or_coins_known_by_elimination_else_their_cells_unsure():
     state = swapped(solved_board(), "a1", "b5")  # a null on b5 (row 1)
     pieces = board_pieces(state, 17)
-    pawn_row1 = next(i for i, p in enumerate(pieces) if p.kind == "pawn")
-    [verdict] = check_easy_slider(seen(pieces, 18, uncertain=[pawn_row1]))
-    assert verdict.verdict == "fumble"
-    assert "b5" in {c.name for c in verdict.wrong_cells}
-    assert verdict.pawns[0] is None
+    pawns = [i for i, p in enumerate(pieces) if p.kind == "pawn"]
+    [verdict] = check_easy_slider(seen(pieces, 18, uncertain=pawns[:2]))
+    assert verdict.verdict == "fumble"  # a null above the bottom row is wrong whatever the pawns are
+    assert "b5" in {c.name for c in verdict.wrong_cells} and verdict.pawns[:2] == [None, None]
     state = solved_board()
     pieces = board_pieces(state, 19)
     coins = [i for i, p in enumerate(pieces) if p.kind == "coin"]
     [verdict] = check_easy_slider(seen(pieces, 20, missing=[coins[2]]))
+    assert verdict.verdict == "correct" and verdict.coins[2] == 5  # the one coin left: the 5
+    [verdict] = check_easy_slider(seen(pieces, 20, missing=[coins[2], coins[4]]))
     assert verdict.verdict == "unsure"
-    assert {c.name for c in verdict.unsure_cells} == {"c5", "c4", "c3", "c2"}
+    assert {c.name for c in verdict.unsure_cells} == {"c5", "c4", "c3", "c2", "e5", "e4", "e3", "e2"}
+    suns_pawn = [i for i, p in enumerate(pieces) if p.kind == "pawn"][1]
+    [verdict] = check_easy_slider(seen(pieces, 21, uncertain=[suns_pawn]))
+    assert verdict.verdict == "correct" and verdict.pawns[1] is Suit.SUNS
 
 
 def test_a_pawn_or_coin_its_whole_line_contradicts_decides_nothing():
