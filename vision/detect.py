@@ -244,7 +244,8 @@ class Detector:
         # strongest candidates first, in small batches; a candidate on a tile already read is not read again
         # (the matched filter also peaks half a tile off, between tiles of a grid)
         order = list(range(len(candidates)))
-        while order:
+        empty = 0
+        while order and empty < 3:  # three batches in a row with no tile: the rest is clutter (grids get completed)
             batch = [i for i in order[:6] if not accepted or
                      np.min(np.linalg.norm(np.array(accepted) - centres[i], axis=1)) >= 0.6 * TILE_MM]
             order = order[6:]
@@ -252,7 +253,9 @@ class Detector:
                 continue
             found = self._examine_tiles(image, centres[batch], candidates[batch, 2])
             findings += found
-            accepted += [f.centre for f in found if f.reading.status == "ok"]
+            read = [f.centre for f in found if f.reading.status == "ok"]
+            accepted += read
+            empty = 0 if read or not accepted else empty + 1
         proposed: list[np.ndarray] = []
         for _round in range(6):  # lattice completion: grids grow from the tiles found into faint-edged ones
             tiles = _best_tiles(findings)

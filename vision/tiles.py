@@ -48,13 +48,17 @@ class SquareFit:
 
 
 def tile_candidates(
-    edges: EdgeMap, hist: np.ndarray, side_px: float, min_total: float = 1.5, min_weakest: float = 0.25
+    edges: EdgeMap, hist: np.ndarray, side_px: float, min_total: float = 1.5, min_weakest: float = 0.25,
+    maps: list | None = None,
 ) -> np.ndarray:
     """(n, 4) array of candidate centres x, y (view px), rotation (degrees mod 90) and matched-filter total,
-    over every dominant edge direction, strongest first, duplicates within a third of a tile merged."""
+    over every dominant edge direction, strongest first, duplicates within a third of a tile merged. ``maps``, a
+    list, receives (angle, total, to_view) of each direction (see :func:`outline_support`)."""
     rows = []
     for angle in dominant_angles(hist):
         total, weakest, to_view = square_response(edges, angle, side_px)
+        if maps is not None:
+            maps.append((angle, total, to_view))
         found = peaks(total, side_px / 2 * 0.3, min_total)
         if len(found) == 0:
             continue
@@ -70,6 +74,27 @@ def tile_candidates(
     out = out[np.argsort(-out[:, 3])]
     close = np.sum((out[:, None, :2] - out[None, :, :2]) ** 2, axis=2) < (side_px / 3) ** 2
     return out[~np.any(np.tril(close, k=-1), axis=1)]
+
+
+def outline_support(maps: list, view_xy: np.ndarray, angle_deg: float) -> float:
+    """The matched filter's total (0..4: the share of each side's length with edges) at a view point for a tile
+    turned ``angle_deg``, from the direction map nearest that turn (0 where no map is within 6 degrees)."""
+    best = None
+    for angle, total, to_view in maps:
+        off = abs(((angle - angle_deg) + 45.0) % 90.0 - 45.0)
+        if off <= 6.0 and (best is None or off < best[0]):
+            best = (off, total, to_view)
+    if best is None:
+        return 0.0
+    _, total, to_view = best
+    import cv2
+
+    to_grid = cv2.invertAffineTransform(to_view)
+    gx, gy = to_grid[:, :2] @ np.asarray(view_xy, float) + to_grid[:, 2]
+    xi, yi = int(round(gx)), int(round(gy))
+    if not (0 <= yi < total.shape[0] and 0 <= xi < total.shape[1]):
+        return 0.0
+    return float(total[max(0, yi - 1) : yi + 2, max(0, xi - 1) : xi + 2].max())
 
 
 @njit(cache=True, nogil=True)
