@@ -287,28 +287,32 @@ def inside_mean(img, origin, hull, shrink):
     for i in range(k):
         poly[i, 0] = cx + (hull[i, 0] - cx) * shrink - origin[0]
         poly[i, 1] = cy + (hull[i, 1] - cy) * shrink - origin[1]
-    sa, _, _ = area_centroid(poly)
-    sign = 1.0 if sa >= 0 else -1.0
     h, w = img.shape[0], img.shape[1]
-    x0 = max(int(math.floor(poly[:, 0].min())), 0)
-    x1 = min(int(math.ceil(poly[:, 0].max())), w - 1)
-    y0 = max(int(math.floor(poly[:, 1].min())), 0)
-    y1 = min(int(math.ceil(poly[:, 1].max())), h - 1)
+    y0 = max(int(math.ceil(poly[:, 1].min())), 0)
+    y1 = min(int(math.floor(poly[:, 1].max())), h - 1)
     acc = np.zeros(3)
     cnt = 0
     for yy in range(y0, y1 + 1):
-        for xx in range(x0, x1 + 1):
-            inside = True
-            for e in range(k):
-                ax, ay = poly[e, 0], poly[e, 1]
-                bx, by = poly[(e + 1) % k, 0], poly[(e + 1) % k, 1]
-                if sign * ((bx - ax) * (yy - ay) - (by - ay) * (xx - ax)) < 0:
-                    inside = False
-                    break
-            if inside:
-                for c in range(3):
-                    acc[c] += img[yy, xx, c]
-                cnt += 1
+        # a convex outline crosses a row in one span: from the edges that straddle the row
+        lo = 1e18
+        hi = -1e18
+        for e in range(k):
+            ax, ay = poly[e, 0], poly[e, 1]
+            bx, by = poly[(e + 1) % k, 0], poly[(e + 1) % k, 1]
+            if (ay <= yy <= by) or (by <= yy <= ay):
+                if abs(by - ay) < 1e-12:
+                    xa, xb = min(ax, bx), max(ax, bx)
+                else:
+                    xa = ax + (yy - ay) * (bx - ax) / (by - ay)
+                    xb = xa
+                lo = min(lo, xa)
+                hi = max(hi, xb)
+        xs = max(int(math.ceil(lo)), 0)
+        xe = min(int(math.floor(hi)), w - 1)
+        for xx in range(xs, xe + 1):
+            for c in range(3):
+                acc[c] += img[yy, xx, c]
+            cnt += 1
     if cnt == 0:
         tmp = np.zeros(3)
         _bilinear(img, cx - origin[0], cy - origin[1], tmp)
@@ -388,7 +392,7 @@ def _solve(a, b):
 # ----------------------------------------------------------------------------------------------------- edge fit
 @njit(cache=True)
 def refine_pose(img, background, origin, points, revolution, creases, pose0, base_h, p, n_params, inner_weight,
-                iterations, reach_px, spacing_px, min_strength, max_grow_px, ignore):
+                iterations, reach_px, spacing_px, min_strength, max_grow_px, ignore, max_per_edge, contrast_share):
     """The sub-pixel pose from the silhouette edges (see :func:`vision.figure_fit.refine_pose`).
 
     ``img`` / ``background``: float32 crops (the lightly smoothed frame, and the table's colour without pieces
@@ -396,7 +400,11 @@ def refine_pose(img, background, origin, points, revolution, creases, pose0, bas
     ``revolution``: a body of revolution (only the ends of an outline edge joining rings at different heights
     lie on it); ``creases`` (m, 2): point pairs of the creases seen inside the outline. ``ignore`` (k, 2) frame
     pixels: a convex polygon (a touching neighbour's outline, grown a little) where edges say nothing about this
-    piece; empty for none.
+    piece; empty for none. ``max_per_edge``: at most this many samples on one edge (a big piece seen close
+    up is located as well by a few dozen well spread samples as by hundreds). ``contrast_share``: where the
+    piece's colour differs from the table's by less than ``min_strength / contrast_share``, a step of that
+    share of the difference per pixel already counts as an edge (a faint or blurred piece), but never less
+    than 4.
 
     Returns ``(pose (3,), stats (6,) = support, rms, count, converged, grow, crease_support, outline (k, 2))``.
     """
@@ -413,6 +421,7 @@ def refine_pose(img, background, origin, points, revolution, creases, pose0, bas
     rms = np.inf
     count = 0
     hull_px = np.zeros((0, 2))
+    inside = np.zeros(3)
     n_ign = ignore.shape[0]
     ign_sign = 1.0
     if n_ign >= 3:
@@ -447,7 +456,7 @@ def refine_pose(img, background, origin, points, revolution, creases, pose0, bas
             length = math.sqrt(dx * dx + dy * dy)
             if einner[e] and length < 4.0:
                 continue
-            counts[e] = max(2, int(length / spacing_px))
+            counts[e] = min(max(2, int(length / spacing_px)), max_per_edge)
             total += counts[e]
         sx = np.empty(total)
         sy = np.empty(total)
@@ -487,9 +496,11 @@ def refine_pose(img, background, origin, points, revolution, creases, pose0, bas
                 k += 1
         offsets = np.zeros(total)
         strength = np.zeros(total)
+        threshold = np.full(total, min_strength)
         jac = np.zeros((total, 4))
         outline_w = np.zeros(total)
-        inside = inside_mean(img, origin, hull_px, 0.7)
+        if it == 0 or it == 2:  # the colour inside: it only sets the polarity, and hardly moves with the pose
+            inside = inside_mean(img, origin, hull_px, 0.7)
         step = 0.5 if reach > 2.5 else 0.25
         for i in range(total):
             if not keep[i]:
@@ -527,6 +538,8 @@ def refine_pose(img, background, origin, points, revolution, creases, pose0, bas
             c0, c1, c2 = col[0] - inside[0], col[1] - inside[1], col[2] - inside[2]
             cn = math.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
             signed = cn >= 8.0 and is_outline
+            if signed and contrast_share > 0:
+                threshold[i] = min(min_strength, max(4.0, contrast_share * cn))
             g = grow if is_outline else 0.0
             cn = cn if cn > 1e-6 else 1e-6
             off, st = _edge_offset(img, qx + nx * g - origin[0], qy + ny * g - origin[1], nx, ny, c0 / cn,
@@ -540,7 +553,7 @@ def refine_pose(img, background, origin, points, revolution, creases, pose0, bas
         inl_c = 0
         sq = 0.0
         for i in range(total):
-            good = keep[i] and strength[i] >= min_strength and abs(offsets[i]) < 1.0
+            good = keep[i] and strength[i] >= threshold[i] and abs(offsets[i]) < 1.0
             if screase[i]:
                 if keep[i]:
                     n_in += 1
@@ -565,7 +578,7 @@ def refine_pose(img, background, origin, points, revolution, creases, pose0, bas
         atb = np.zeros(npar)
         wsum = 0.0
         for i in range(total):
-            if not keep[i] or strength[i] < min_strength:
+            if not keep[i] or strength[i] < threshold[i]:
                 continue
             u = offsets[i] / c
             if abs(u) >= 1.0:
@@ -599,3 +612,115 @@ def refine_pose(img, background, origin, points, revolution, creases, pose0, bas
             converged = True
     stats = np.array([support, rms, float(count), 1.0 if converged else 0.0, grow, crease_support])
     return pose, stats, hull_px
+
+
+# ----------------------------------------------------------------------------------------------------- evidence
+@njit(cache=True)
+def _chroma_light(b, g, r, bb, bg, br):
+    """Chromaticity distance and log lightness ratio of a pixel against a background colour (see
+    :mod:`vision.figure_segmentation`)."""
+    s_img = b + g + r + 3.0
+    s_bg = bb + bg + br + 3.0
+    floor = max(s_img, 200.0)
+    k = s_img / s_bg
+    d0 = (b - bb * k) / floor
+    d1 = (g - bg * k) / floor
+    d2 = (r - br * k) / floor
+    return math.sqrt(d0 * d0 + d1 * d1 + d2 * d2), math.log(s_img / s_bg)
+
+
+@njit(cache=True)
+def evidence(img, table, paper, ink_c, ink, cover, ink_band, paper_band, has_sheet, chroma_min, darker_log,
+             brighter_log, chroma_out, light_out):
+    """Chromaticity distance and log lightness ratio of every pixel of ``img`` (uint8 BGR) against the
+    background there: the table's colour ``table`` (float32, same size), and with the calibration sheet
+    (``has_sheet``) the paper's colour ``paper``, the ink colour ``ink_c`` and the printed ``ink`` / ``cover``
+    maps (0..1). In the bands along printed edges (``ink_band``) and the paper's edge (``paper_band``) the
+    background on the other side of the edge is tried too and the likelier one kept (the print is registered
+    only as well as the calibration)."""
+    h, w = img.shape[0], img.shape[1]
+    for y in range(h):
+        for x in range(w):
+            b = float(img[y, x, 0])
+            g = float(img[y, x, 1])
+            r = float(img[y, x, 2])
+            t0, t1, t2 = table[y, x, 0], table[y, x, 1], table[y, x, 2]
+            if not has_sheet:
+                c, li = _chroma_light(b, g, r, t0, t1, t2)
+                chroma_out[y, x] = c
+                light_out[y, x] = li
+                continue
+            p0, p1, p2 = paper[y, x, 0], paper[y, x, 1], paper[y, x, 2]
+            best_c = 0.0
+            best_l = 0.0
+            best_bad = 1e18
+            for variant in range(3):
+                ik = ink[y, x]
+                cv = cover[y, x]
+                if variant == 1:
+                    if not ink_band[y, x]:
+                        continue
+                    ik = 1.0 - ik
+                elif variant == 2:
+                    if not paper_band[y, x]:
+                        continue
+                    cv = 1.0 - cv
+                q0 = t0 * (1.0 - cv) + cv * (p0 * (1.0 - ik) + ink_c[0] * ik)
+                q1 = t1 * (1.0 - cv) + cv * (p1 * (1.0 - ik) + ink_c[1] * ik)
+                q2 = t2 * (1.0 - cv) + cv * (p2 * (1.0 - ik) + ink_c[2] * ik)
+                c, li = _chroma_light(b, g, r, q0, q1, q2)
+                bad = max(c / chroma_min, li / darker_log, li / brighter_log)
+                if bad < best_bad:
+                    best_bad = bad
+                    best_c = c
+                    best_l = li
+            chroma_out[y, x] = best_c
+            light_out[y, x] = best_l
+
+
+@njit(cache=True)
+def visible_creases(placed, faces, face_sizes, edges, edge_faces, camera, has_camera):
+    """The edges between two faces that both face the camera (creases seen inside the outline), as (m, 2)
+    point pairs. ``faces`` (F, 4) point indices padded with -1 (``face_sizes`` their counts), ``edges`` (E, 2)
+    the edges shared by two faces and ``edge_faces`` (E, 2) those faces."""
+    cx = placed[:, 0].mean()
+    cy = placed[:, 1].mean()
+    cz = placed[:, 2].mean()
+    nf = faces.shape[0]
+    front = np.zeros(nf, np.bool_)
+    for f in range(nf):
+        a, b, c = faces[f, 0], faces[f, 1], faces[f, 2]
+        ux, uy, uz = placed[b, 0] - placed[a, 0], placed[b, 1] - placed[a, 1], placed[b, 2] - placed[a, 2]
+        vx, vy, vz = placed[c, 0] - placed[a, 0], placed[c, 1] - placed[a, 1], placed[c, 2] - placed[a, 2]
+        nx = uy * vz - uz * vy
+        ny = uz * vx - ux * vz
+        nz = ux * vy - uy * vx
+        mx = 0.0
+        my = 0.0
+        mz = 0.0
+        k = face_sizes[f]
+        for i in range(k):
+            mx += placed[faces[f, i], 0]
+            my += placed[faces[f, i], 1]
+            mz += placed[faces[f, i], 2]
+        mx /= k
+        my /= k
+        mz /= k
+        if nx * (mx - cx) + ny * (my - cy) + nz * (mz - cz) < 0:
+            nx, ny, nz = -nx, -ny, -nz
+        if has_camera:
+            front[f] = nx * (camera[0] - mx) + ny * (camera[1] - my) + nz * (camera[2] - mz) > 1e-9
+        else:
+            front[f] = nz > 1e-9
+    count = 0
+    for e in range(edges.shape[0]):
+        if front[edge_faces[e, 0]] and front[edge_faces[e, 1]]:
+            count += 1
+    out = np.empty((count, 2), np.int64)
+    k = 0
+    for e in range(edges.shape[0]):
+        if front[edge_faces[e, 0]] and front[edge_faces[e, 1]]:
+            out[k, 0] = edges[e, 0]
+            out[k, 1] = edges[e, 1]
+            k += 1
+    return out

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from rules.pieces import DIE_MM, PyramidSize
+from vision.figure_kernels import visible_creases
 
 __all__ = [
     "FigureModel",
@@ -53,24 +54,39 @@ class FigureModel:
     def visible_inner_edges(self, placed_xyh: np.ndarray, camera_mm: np.ndarray | None) -> list[tuple[int, int]]:
         """Edges between two faces that both face the camera (creases seen inside the outline), for points
         ``placed_xyh`` (the model placed on the table, (n, 3) x, y, h)."""
+        return [(int(a), int(b)) for a, b in self.visible_creases(placed_xyh, camera_mm)]
+
+    def visible_creases(self, placed_xyh: np.ndarray, camera_mm: np.ndarray | None) -> np.ndarray:
+        """:meth:`visible_inner_edges` as an (m, 2) int array (compiled)."""
         if not self.faces:
-            return []
-        centroid = placed_xyh.mean(axis=0)
-        front = []
-        for face in self.faces:
-            v = placed_xyh[list(face)]
-            n = np.cross(v[1] - v[0], v[2] - v[0])
-            mid = v.mean(axis=0)
-            if n @ (mid - centroid) < 0:
-                n = -n
-            view = (np.asarray(camera_mm, np.float64) - mid) if camera_mm is not None else np.array([0.0, 0.0, 1.0])
-            front.append(float(n @ view) > 1e-9)
+            return np.zeros((0, 2), np.int64)
+        faces, sizes, edges, owners = _face_tables(self.faces)
+        has_camera = camera_mm is not None
+        camera = np.asarray(camera_mm, np.float64) if has_camera else np.zeros(3)
+        return visible_creases(np.ascontiguousarray(placed_xyh, np.float64), faces, sizes, edges, owners, camera,
+                               has_camera)
+
+
+_FACE_TABLES: dict[tuple, tuple] = {}
+
+
+def _face_tables(faces: tuple[tuple[int, ...], ...]):
+    """The faces as a padded (F, 4) index array with their sizes, and the edges shared by two faces with those
+    faces (cached per model shape)."""
+    if faces not in _FACE_TABLES:
         owners: dict[tuple[int, int], list[int]] = {}
-        for k, face in enumerate(self.faces):
+        for k, face in enumerate(faces):
             for i in range(len(face)):
                 a, b = face[i], face[(i + 1) % len(face)]
                 owners.setdefault((min(a, b), max(a, b)), []).append(k)
-        return [e for e, fs in owners.items() if len(fs) == 2 and front[fs[0]] and front[fs[1]]]
+        shared = [(e, fs) for e, fs in owners.items() if len(fs) == 2]
+        padded = np.full((len(faces), max(len(f) for f in faces)), -1, np.int64)
+        for k, face in enumerate(faces):
+            padded[k, : len(face)] = face
+        _FACE_TABLES[faces] = (padded, np.array([len(f) for f in faces], np.int64),
+                               np.array([e for e, _ in shared], np.int64).reshape(-1, 2),
+                               np.array([fs for _, fs in shared], np.int64).reshape(-1, 2))
+    return _FACE_TABLES[faces]
 
 
 def rotation(angle_deg: float) -> np.ndarray:

@@ -16,6 +16,7 @@ For every blob of foreground (:mod:`vision.figure_segmentation`):
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -30,10 +31,10 @@ from vision.figure_models import FigureModel, die_model, pawn_model, silhouette_
 from vision.figure_projection import Projector
 from vision.figure_segmentation import (
     Blob,
+    Support,
     TableView,
     blob_from_mask,
-    find_blobs,
-    foreground,
+    segment,
     sheet_in_view,
     split_blob,
     split_by_colour,
@@ -55,6 +56,7 @@ _OTHER_COLOUR = 60.0  # BGR distance from a big region's own colours beyond whic
 _MIN_HIDDEN_MM2 = 40.0  # the smallest visible part of a figure under a hand worth reporting
 _MIN_FIGURE_MM2 = 100.0  # a die's top face is 161 mm2, a Small's base 204 mm2: less is a scrap of something
 _UNEXPLAINED_MM2 = 600.0  # a region this big that the fitted figures do not cover is something else
+_RIVAL_MARGIN = 0.15  # candidates scoring this close to the best get the full sub-pixel fit too
 _CROP_MARGIN_MM = 12.0  # the frame read around a region: the edge search's reach and the multi-start offsets
 
 
@@ -94,9 +96,7 @@ class FigureSearch:
     def background_at(self, pixels: np.ndarray) -> np.ndarray:
         """The table's colour (without pieces) seen at frame pixels, from the view's background estimate."""
         q = np.asarray(pixels, np.float64).reshape(-1, 2)
-        at = self.view.to_px(self.calibration.pixel_to_table(q)).astype(np.float32)
-        return cv2.remap(self.view.background, at[:, 0:1], at[:, 1:2], cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3)
+        return self.view.background_at_mm(self.calibration.pixel_to_table(q))
 
     def crop_for(self, hull_mm: np.ndarray, margin_mm: float = _CROP_MARGIN_MM) -> FrameCrop:
         """The part of the frame a fit of the figures in a region reads (the region grown by ``margin_mm``:
@@ -119,6 +119,7 @@ class _Occupied:
     polygon: np.ndarray
     top_h: float
     round: bool = False
+    sure: bool = False  # read surely by the tile/coin detector: its whole face shows, nothing stands on it
 
 
 def _occupied_list(occupied_mm: Sequence[Any] | None, profile: Any) -> list[_Occupied]:
@@ -139,7 +140,7 @@ def _occupied_list(occupied_mm: Sequence[Any] | None, profile: Any) -> list[_Occ
             t = math.radians(item.angle_deg)
             rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
             out.append(_Occupied(local @ rot.T + (item.x_mm, item.y_mm), float(item.height_mm) + thick,
-                                 item.kind is Kind.COIN))
+                                 item.kind is Kind.COIN, not item.uncertain))
         else:
             poly, top = item
             out.append(_Occupied(np.asarray(poly, np.float64).reshape(-1, 2), float(top)))
@@ -155,46 +156,27 @@ def _support_height(search: FigureSearch, x: float, y: float) -> float:
     return best
 
 
-def _mask_occupied(view: TableView, occupied: list[_Occupied], camera_mm: np.ndarray | None) -> None:
-    """Inside a tile or coin the background is that piece's own colour, so a figure standing on it is what
-    differs from it. The piece is seen as a prism (its top displaced by parallax); its rim, its printed lines
-    (thin: removed by an opening) are not figures. Coins keep the background of what they lie on."""
-    if not occupied:
-        return
-    p = view.px_per_mm
-    img = view.image.astype(np.float32)
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(4 * p) | 1, int(4 * p) | 1))
-    for occ in sorted(occupied, key=lambda o: o.top_h):
+def _supports(occupied: list[_Occupied], camera_mm: np.ndarray | None) -> list[Support]:
+    """The tiles and coins as the camera sees them on the table plane: a prism whose top is displaced by
+    parallax."""
+    out = []
+    for occ in occupied:
         low = to_table_plane(np.column_stack([occ.polygon, np.zeros(len(occ.polygon))]), camera_mm)
         high = to_table_plane(np.column_stack([occ.polygon, np.full(len(occ.polygon), occ.top_h)]), camera_mm)
-        seen = cv2.convexHull(np.vstack([low, high]).astype(np.float32)).reshape(-1, 2)
-        full = np.zeros(view.mask.shape, np.uint8)
-        cv2.fillPoly(full, [np.round(view.to_px(seen) * 16).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
-        top = np.zeros(view.mask.shape, np.uint8)
-        cv2.fillPoly(top, [np.round(view.to_px(high) * 16).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
-        if occ.round:
-            # A coin under a die is mostly hidden by it: its own colour cannot be told from the die's. Keep the
-            # background of what it lies on; its visible rim joins the die's blob and the model fit sees past it.
+        seen = cv2.convexHull(np.vstack([low, high]).astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        out.append(Support(seen, high, occ.top_h, occ.round))
+    return out
+
+
+def _inside_a_sure_coin(search: FigureSearch, blob: Blob, supports: list[Support]) -> bool:
+    """Whether a blob is just a coin read surely (its whole face seen: nothing stands on it)."""
+    for occ, sup in zip(search.occupied, supports, strict=True):
+        if not (occ.round and occ.sure):
             continue
-        inner = cv2.erode(top, disc).astype(bool)
-        full = full.astype(bool)
-        view.mask[full & ~inner] = False
-        if not inner.any():
-            continue
-        sample = inner
-        median = np.median(img[sample], axis=0).astype(np.float32)
-        view.background[full] = median
-        px = img[inner]
-        s_seen = px.sum(axis=1) + 3.0
-        s_bg = float(median.sum()) + 3.0
-        diff = (px - median[None] * (s_seen / s_bg)[:, None]) / np.maximum(s_seen, 200.0)[:, None]
-        chroma = np.linalg.norm(diff, axis=1)
-        light = np.log(s_seen / s_bg)
-        strong = np.zeros(view.mask.shape, np.uint8)
-        strong[inner] = (chroma > 0.1) | (light < -0.9) | (light > 0.35)
-        strong = cv2.morphologyEx(strong, cv2.MORPH_OPEN, cv2.getStructuringElement(
-            cv2.MORPH_ELLIPSE, (int(2.5 * p) | 1, int(2.5 * p) | 1)))
-        view.mask[inner] = strong[inner].astype(bool)
+        poly = sup.seen_mm.astype(np.float32).reshape(-1, 1, 2)
+        if all(cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -1.5 for x, y in blob.hull_mm):
+            return True
+    return False
 
 
 def find_figures(
@@ -205,8 +187,10 @@ def find_figures(
     kinds: Sequence[str] = ("pawn", "die", "pyramid"),
     rectified: Any = None,
     occupied_mm: Sequence[Any] | None = None,
+    timings_ms: dict[str, float] | None = None,
 ) -> list[DetectedPiece]:
     """See :func:`vision.figures.detect_figures`."""
+    start = time.process_time()
     image = np.asarray(image_bgr)
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError("detect_figures needs a BGR uint8 image (H x W x 3)")
@@ -216,10 +200,15 @@ def find_figures(
         raise ValueError(f"unknown figure kind(s) {', '.join(sorted(unknown))}: use pawn, die or pyramid")
     calibration.check_frame((image.shape[1], image.shape[0]))
     view = table_view(image, calibration, rectified)
-    foreground(view, sheet=sheet_in_view(view, calibration))
+    timings = view.extra.setdefault("timings_ms", {})
+    timings["view"] = 1000.0 * (time.process_time() - start)
     occupied = _occupied_list(occupied_mm, profile)
-    _mask_occupied(view, occupied, calibration.camera_position_mm())
-    blobs = find_blobs(view, max_area_mm2=1e9)
+    supports = _supports(occupied, calibration.camera_position_mm())
+    sure_coins = [sup.seen_mm for occ, sup in zip(occupied, supports, strict=True) if occ.round and occ.sure]
+    sheet = sheet_in_view(view, calibration)
+    timings["sheet check"] = 1000.0 * (time.process_time() - start) - timings["view"]
+    blobs = segment(view, sheet=sheet, supports=supports, skip_inside=sure_coins)
+    fits_start = time.process_time()
     obstructions = [b.hull_mm for b in blobs if b.area_mm2 > _OBSTRUCTION_MM2]
     colours = getattr(profile, "pyramid_colors", None) if profile is not None else None
     search = FigureSearch(
@@ -241,6 +230,8 @@ def find_figures(
             continue
         if blob.area_mm2 < _MIN_FIGURE_MM2 and not _near_obstruction(search, blob.hull_mm):
             continue  # smaller than any whole figure seen from anywhere, and nothing hides the rest of it
+        if _inside_a_sure_coin(search, blob, supports):
+            continue
         found = _explain(search, blob, depth=0, crop=search.crop_for(blob.hull_mm))
         if blob.area_mm2 > _UNEXPLAINED_MM2 and _explained_share(search, blob, found) < 0.6:
             # Much of the region is no figure: something else lies there (fingertips, a box, a sleeve whose
@@ -248,7 +239,12 @@ def find_figures(
             search.obstructions.append(blob.hull_mm)
         pieces.extend(found)
     # a region found to hide things late in the loop also concerns the figures found before it
-    return [_hidden_next_to(search, p) for p in pieces]
+    pieces = [_hidden_next_to(search, p) for p in pieces]
+    timings["fits"] = 1000.0 * (time.process_time() - fits_start)
+    timings["total"] = 1000.0 * (time.process_time() - start)
+    if timings_ms is not None:
+        timings_ms.update(timings)
+    return pieces
 
 
 def _explained_share(search: FigureSearch, blob: Blob, found: list[DetectedPiece]) -> float:
@@ -308,30 +304,47 @@ def _fit_candidates(search: FigureSearch, blob: Blob, crop: FrameCrop, top: int 
     chosen = [c for c in cands[:top] if c.coarse.iou >= best_iou - 0.15]
     for cand in chosen:
         cand.coarse = polish_pose(blob.hull_mm, cand.model, search.camera_mm, cand.coarse, cand.base_h)
-
-        def fit_from(start, cand=cand):
-            return refine_pose(crop, search.projector, cand.model, start, cand.base_h,
-                               fixed_angle=cand.kind == "pawn", inner_weight=1.0 if cand.kind == "die" else 0.0)
-
-        cand.fit = fit_from(cand.coarse.pose)
-        if cand.kind == "die" or (cand.kind == "pawn" and _outline_support(cand) < 0.6):
-            # small opaque pieces: their shadow joins the blob and can shift the coarse pose by a few mm,
-            # beyond the edge search's reach (and turn a die's outline); start from around it too and keep the
-            # best supported fit
-            x, y, a = cand.coarse.pose
-            starts = [(x + dx, y + dy, a) for dx, dy in ((2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0))]
-            if cand.kind == "die":
-                starts += [(x, y, a + da) for da in (30.0, 60.0)]
-                if search.camera_mm is not None:
-                    # a dark die on a light table may show only its dark side at first: its lit top lies
-                    # beyond it, away from the camera
-                    away = np.array([x, y]) - search.camera_mm[:2]
-                    away = away / max(float(np.linalg.norm(away)), 1e-9)
-                    starts += [(x + away[0] * k, y + away[1] * k, a) for k in (4.0, 8.0, -4.0)]
-            fits = [cand.fit] + [fit_from(start) for start in starts]
-            cand.fit = max(fits, key=lambda f: f.support + f.crease_support - 0.15 * min(f.rms_px, 2.0))
+        cand.fit = _refit(search, crop, cand, cand.coarse.pose, quick=True)
+    # Small opaque pieces: their shadow joins the blob and can shift the coarse pose by a few mm, beyond the
+    # edge search's reach (and turn a die's outline): start from around it too and keep the best supported fit.
+    # Only worth it while no candidate is already clearly outlined.
+    if chosen and max(_outline_support(c) for c in chosen) < _SURE_SUPPORT:
+        for cand in chosen:
+            if cand.kind == "die" or (cand.kind == "pawn" and _outline_support(cand) < 0.6):
+                fits = [cand.fit] + [_refit(search, crop, cand, start, quick=True) for start in _starts(search, cand)]
+                cand.fit = max(fits, key=lambda f: f.support + f.crease_support - 0.15 * min(f.rms_px, 2.0))
+    # The sub-pixel fit (every edge sample, fine steps) for the best and the rivals close to it; the others were
+    # ranked by a quick fit (a third of the samples, coarse steps)
+    best = max(c.score for c in chosen) if chosen else 0.0
+    for cand in chosen:
+        if cand.score >= best - _RIVAL_MARGIN:
+            cand.fit = _refit(search, crop, cand, cand.fit.pose)
     chosen.sort(key=lambda c: -c.score)
     return chosen
+
+
+def _refit(search: FigureSearch, crop: FrameCrop, cand: _Candidate, start, quick: bool = False) -> EdgeFit:
+    """The edge fit of a candidate from a starting pose; ``quick``: fewer, wider spaced samples (ranking)."""
+    kwargs = dict(fixed_angle=cand.kind == "pawn", inner_weight=1.0 if cand.kind == "die" else 0.0,
+                  contrast_share=0.2)
+    if quick:
+        return refine_pose(crop, search.projector, cand.model, start, cand.base_h, max_per_edge=12, **kwargs)
+    return refine_pose(crop, search.projector, cand.model, start, cand.base_h, max_per_edge=32, **kwargs)
+
+
+def _starts(search: FigureSearch, cand: _Candidate) -> list[tuple[float, float, float]]:
+    """Other starting poses around the coarse one (a shadow shifted it; a die may show its dark side first)."""
+    x, y, a = cand.coarse.pose
+    starts = [(x + dx, y + dy, a) for dx, dy in ((2.0, 0.0), (-2.0, 0.0), (0.0, 2.0), (0.0, -2.0))]
+    if cand.kind == "die":
+        starts += [(x, y, a + da) for da in (30.0, 60.0)]
+        if search.camera_mm is not None:
+            # a dark die on a light table may show only its dark side at first: its lit top lies beyond it,
+            # away from the camera
+            away = np.array([x, y]) - search.camera_mm[:2]
+            away = away / max(float(np.linalg.norm(away)), 1e-9)
+            starts += [(x + away[0] * k, y + away[1] * k, a) for k in (4.0, 8.0, -4.0)]
+    return starts
 
 
 def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> list[DetectedPiece]:
@@ -344,12 +357,19 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
         parts = split_blob(search.view, blob, min_part_mm2=_MIN_FIGURE_MM2)
         if len(parts) < 2:
             parts = split_by_colour(search.view, blob, min_part_mm2=_MIN_FIGURE_MM2)
+        out = []
         if len(parts) > 1:
-            out = []
             for part in parts:
                 out.extend(_explain(search, part, depth + 1, crop))
-            if out:
-                return out
+        if blob.area_mm2 > _UNEXPLAINED_MM2 and all(p.uncertain for p in out):
+            # bigger than a few figures and still unexplained: a figure on something of another colour (a tile
+            # nobody mentioned) shows as what is none of the region's main colours
+            other = [p for part in _off_colour_parts(search, blob) if part.area_mm2 < blob.area_mm2 * 0.8
+                     for p in _explain(search, part, 2, crop)]
+            if other and (not out or any(not p.uncertain for p in other)):
+                out = other
+        if out:
+            return out
     elif good and depth < 2 and best.fit is not None and best.fit.support < _SURE_SUPPORT:
         # One model explains the blob passably; two pieces of different colours touching can too (a Large
         # over a Medium and a Small side by side). Explaining the colours apart must do clearly better to win
@@ -360,8 +380,10 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
             sure = [p for p in out if not p.uncertain]
             if len(sure) >= 2 and min(p.confidence for p in sure) > best.fit.support + 0.1:
                 return out
-    if best.coarse.iou < 0.45:
-        return []  # nothing like a figure (a scrap of shadow, a printed mark)
+    if best.coarse.iou < 0.45 and (best.fit is None or best.fit.support < _SURE_SUPPORT):
+        # nothing like a figure (a scrap of shadow, a printed mark); a clearly outlined figure whose blob is only
+        # part of it (a black die's grey-lit top on white paper is no foreground) is kept
+        return []
     piece = _report(search, blob, best, cands[1:])
     if piece.uncertain:
         # Poorly outlined and colourless, or hardly outlined at all, with nothing in front of it: a streak of
@@ -482,9 +504,18 @@ def _die_side(model: FigureModel) -> float:
 
 
 def _hidden_under(search: FigureSearch, blob: Blob) -> list[DetectedPiece]:
-    """Figures merged into a big region (a hand or an arm over the table, a box): the region's own colours are
-    its few dominant colour clusters (skin, sleeve); what is left, of another colour, is looked at as figures.
+    """Figures merged into a big region (a hand or an arm over the table, a box): see :func:`_off_colour_parts`.
     Everything found there is reported uncertain (``_report`` sees the obstruction next to it)."""
+    out: list[DetectedPiece] = []
+    for part in _off_colour_parts(search, blob):
+        if part.area_mm2 < _OBSTRUCTION_MM2:
+            out.extend(_explain(search, part, depth=2, crop=search.crop_for(part.hull_mm)))
+    return out
+
+
+def _off_colour_parts(search: FigureSearch, blob: Blob) -> list[Blob]:
+    """The parts of a region whose colour is none of its few dominant colours (k-means clusters holding a fifth of
+    it or more): a figure on a tile nobody said was there, a figure held in a hand."""
     view = search.view
     x, y, w, h = blob.box
     mask = blob.mask.astype(bool)
@@ -503,13 +534,13 @@ def _hidden_under(search: FigureSearch, blob: Blob) -> list[DetectedPiece]:
     other = (mask & (dist > _OTHER_COLOUR)).astype(np.uint8)
     other = cv2.morphologyEx(other, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     count, comp, stats, _ = cv2.connectedComponentsWithStats(other, connectivity=8)
-    out: list[DetectedPiece] = []
+    parts = []
     for label in range(1, count):
         bx, by, bw, bh, area = (int(v) for v in stats[label])
         if area / view.px_per_mm**2 < _MIN_HIDDEN_MM2:
             continue
         sub = (comp[by : by + bh, bx : bx + bw] == label).astype(np.uint8)
         part = blob_from_mask(view, blob.label, sub, x + bx, y + by, blob.touches_edge)
-        if part is not None and part.area_mm2 < _OBSTRUCTION_MM2:
-            out.extend(_explain(search, part, depth=2, crop=search.crop_for(part.hull_mm)))
-    return out
+        if part is not None:
+            parts.append(part)
+    return parts

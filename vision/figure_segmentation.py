@@ -1,20 +1,31 @@
 """Where the standing pieces might be: a top-down view of the table, its local background, and the blobs
 that differ from it.
 
-One frame, no reference picture of the empty table: the background at each point is the **median** of a
-neighbourhood much larger than any piece (``background_mm``, 70 mm), computed on a half-size copy (the table's
-light and colour change slowly; pieces are small). A pixel belongs to a piece when it differs from that
-background in **chromaticity** (normalised r, g, b: a shadow darkens the table but keeps its hue) or in
+One frame, no reference picture of the empty table: the background at each point is a **robust mean** of a
+neighbourhood much larger than any piece (``background_mm``, 70 mm), computed at 0.25 px/mm (the table's light
+and colour change slowly; pieces are small): the mean, then the mean again without the pixels far from it (the
+pieces), with box filters (a median of that size cost 20 times more). A pixel belongs to a piece when it differs
+from that background in **chromaticity** (normalised r, g, b: a shadow darkens the table but keeps its hue) or in
 lightness by more than a shadow does (much darker: black plastic; brighter: clear and white plastic catch the
 light). Weak, wide differences (wood grain, a lamp's gradient) stay below the thresholds.
 
-All lengths are millimetres on the table; the working image is a rectified view (x right, y down) at
-``px_per_mm`` (1-2.5 is plenty to find pieces: the sub-pixel fit happens later on the raw frame).
+Speed: the evidence is first computed at 0.25 px/mm, with lower thresholds, to find where something might be;
+only those places are examined at the view's resolution (pieces cover a few per cent of a table). The
+per-pixel arithmetic is one compiled pass (:func:`vision.figure_kernels.evidence`).
+
+The calibration sheet, when the calibration came from it and it still lies there, is *predicted* (its drawing
+warped into the view, paper and ink colours measured) so its markers, text and ruler are not pieces. Tiles handed
+in by the tile/coin detector (their print is not figures) are left out, except around coins lying on them (a
+die on a coin on a tile), where the tile's own colour is the background.
+
+All lengths are millimetres on the table; the view is a rectified image (x right, y down) at ``px_per_mm``
+(about 1: the sub-pixel fit happens later on the raw frame).
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -23,33 +34,32 @@ import cv2
 import numpy as np
 
 from calibration.errors import CalibrationError
-from calibration.rectify import Rectified, rectified_matrix, rectify, visible_bounds_mm
+from calibration.rectify import rectified_matrix
 from calibration.sheet import SheetLayout, draw_sheet, sheet_layout, sheet_pixel_matrix
 from calibration.table_calibration import Calibration
+from vision.figure_kernels import evidence
 
 __all__ = [
-    "TableView", "Blob", "table_view", "foreground", "find_blobs", "split_blob", "split_by_colour", "blob_from_mask",
+    "TableView", "Blob", "Support", "table_view", "segment", "split_blob", "split_by_colour", "blob_from_mask",
     "sheet_in_view",
 ]
 
-_MAX_DETECT_PX_PER_MM = 1.6
-_MIN_DETECT_PX_PER_MM = 0.8
-_MAX_VIEW_PIXELS = 4.0e6
-_BACKGROUND_PX_PER_MM = 0.5
+_MAX_DETECT_PX_PER_MM = 1.0
+_COARSE_PX_PER_MM = 0.25  # the first look
+_BACKGROUND_PX_PER_MM = 0.125  # the background fields (smooth: 8 mm pixels are plenty)
+_COARSE_LEVEL = 0.6  # share of the thresholds that marks a place worth a closer look
+_KEEP_AROUND_COIN_MM = 10.0  # around a coin on a tile, figures are looked for (a die on a coin)
 
 
 @dataclass
 class TableView:
-    """A rectified view of the table plane with its background estimate and foreground evidence."""
+    """A rectified view of the table plane and its background estimate."""
 
     image: np.ndarray  # BGR uint8
     bounds_mm: tuple[float, float, float, float]
     px_per_mm: float
     valid: np.ndarray  # bool: pixels that see the frame (not the black border of the warp)
-    background: np.ndarray | None = None  # BGR float32
-    chroma: np.ndarray | None = None  # chromaticity distance from the background (0..~0.5)
-    light: np.ndarray | None = None  # log(lightness / background lightness)
-    mask: np.ndarray | None = None  # bool foreground
+    fields: _Fields | None = None  # the background estimate (see ``background_at_mm``)
     extra: dict = field(default_factory=dict)
 
     def to_mm(self, points_px: np.ndarray) -> np.ndarray:
@@ -63,6 +73,49 @@ class TableView:
         p = np.asarray(points_mm, dtype=np.float64)
         x0, y0 = self.bounds_mm[:2]
         return np.stack([(p[..., 0] - x0) * self.px_per_mm - 0.5, (p[..., 1] - y0) * self.px_per_mm - 0.5], -1)
+
+    @property
+    def coarse_scale(self) -> float:
+        """Coarse-level pixels per view pixel."""
+        return _COARSE_PX_PER_MM / self.px_per_mm
+
+    def to_coarse(self, points_mm: np.ndarray) -> np.ndarray:
+        """Table mm -> coarse-level pixel coordinates."""
+        return (self.to_px(points_mm) + 0.5) * self.coarse_scale - 0.5
+
+    @property
+    def background_scale(self) -> float:
+        """Background-field pixels per view pixel."""
+        return _BACKGROUND_PX_PER_MM / self.px_per_mm
+
+    def background_at_mm(self, points_mm: np.ndarray) -> np.ndarray:
+        """The background colour (n, 3) at table points (n, 2): the table (and the sheet, and the tiles handed
+        in) without pieces."""
+        p = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+        f = self.fields
+        if f is None:
+            raise ValueError("no background yet: run segment() first")
+        c = self.to_coarse(p).astype(np.float32)
+        b = ((self.to_px(p) + 0.5) * self.background_scale - 0.5).astype(np.float32)
+
+        def sample(img: np.ndarray, at: np.ndarray) -> np.ndarray:
+            out = cv2.remap(img, at[:, 0:1], at[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            return out.reshape(len(at), -1)
+
+        colour = sample(f.table, b)
+        if f.sheet is not None:  # the print at the view's resolution: its edges are sharp
+            v = self.to_px(p).astype(np.float32)
+            ink, cover = sample(f.sheet.ink, v), sample(f.sheet.cover, v)
+            colour = colour * (1 - cover) + cover * (sample(f.paper, b) * (1 - ink) + f.ink_bgr * ink)
+        if f.tiles:
+            q = np.round(c).astype(np.int64)
+            index = f.tile_index
+            inside = (q[:, 0] >= 0) & (q[:, 1] >= 0) & (q[:, 0] < index.shape[1]) & (q[:, 1] < index.shape[0])
+            which = np.zeros(len(p), np.int64)
+            which[inside] = index[q[inside, 1], q[inside, 0]]
+            on = which > 0
+            colour[on] = np.asarray([tile.colour for tile in f.tiles])[which[on] - 1]
+        return colour.astype(np.float32)
 
 
 @dataclass
@@ -78,192 +131,155 @@ class Blob:
     mask: np.ndarray | None = None  # uint8 crop of the region (at ``box``)
 
 
-def table_view(image_bgr: np.ndarray, calibration: Calibration, rectified: Any = None,
-               area_mm: tuple[float, float, float, float] | None = None) -> TableView:
+@dataclass(frozen=True)
+class Support:
+    """A tile or coin lying on the table (from the tile/coin detector) as the camera sees it on the table plane:
+    ``seen_mm`` the hull of its footprint and its top face, ``top_mm`` its top face, ``top_h`` its top height."""
+
+    seen_mm: np.ndarray
+    top_mm: np.ndarray
+    top_h: float
+    round: bool
+
+
+# ----------------------------------------------------------------------------------------------------- the view
+_VIEWS: dict[int, tuple[Calibration, Any]] = {}  # the warp maps of the last calibrations (a cache, not state)
+
+
+def _view_maker(calibration: Calibration):
+    from vision.rectify import TableView as Warp  # the tile detector's precomputed warp
+
+    entry = _VIEWS.get(id(calibration))
+    if entry is not None and entry[0] is calibration:
+        return entry[1]
+    warp = Warp(calibration, px_per_mm=_MAX_DETECT_PX_PER_MM)
+    if len(_VIEWS) >= 4:
+        _VIEWS.pop(next(iter(_VIEWS)))
+    _VIEWS[id(calibration)] = (calibration, warp)
+    return warp
+
+
+def table_view(image_bgr: np.ndarray, calibration: Calibration, rectified: Any = None) -> TableView:
     """The rectified table view to search: ``rectified`` when given (downscaled when finer than needed),
-    otherwise the frame warped at about its own scale (capped) over what it sees of the table."""
+    otherwise the frame warped at 1 px/mm over what it sees of the table (maps computed once per calibration)."""
     if rectified is not None:
         img = np.asarray(rectified.image)
         if img.ndim == 2:
             img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
         bounds = tuple(float(v) for v in rectified.bounds_mm)
         p = float(rectified.px_per_mm)
-        if p > _MAX_DETECT_PX_PER_MM:
+        if p > _MAX_DETECT_PX_PER_MM * 1.25:
             factor = _MAX_DETECT_PX_PER_MM / p
             img = cv2.resize(img, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
             p = img.shape[1] / (bounds[2] - bounds[0])
-        valid = img.max(axis=2) > 0
+        valid = cv2.transform(img, np.ones((1, 3), np.float32)) > 0  # not the warp's black border (a fast max > 0)
         return TableView(img, bounds, p, valid)
-    bounds = visible_bounds_mm(calibration, area_mm)
-    centre = np.array([(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2])
-    try:
-        native = calibration.px_per_mm_at(centre)
-    except (ValueError, np.linalg.LinAlgError):
-        native = 1.5
-    p = float(np.clip(native, _MIN_DETECT_PX_PER_MM, _MAX_DETECT_PX_PER_MM))
-    area = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1])
-    if area * p * p > _MAX_VIEW_PIXELS:
-        p = math.sqrt(_MAX_VIEW_PIXELS / area)
-    rect: Rectified = rectify(image_bgr, calibration, bounds, p)
-    # Which view pixels see the frame: map the frame's outline into the view.
-    h, w = image_bgr.shape[:2]
-    edge = np.linspace(0.0, 1.0, 65)
-    outline = np.concatenate([
-        np.column_stack([edge * (w - 1), np.zeros_like(edge)]),
-        np.column_stack([np.full_like(edge, w - 1), edge * (h - 1)]),
-        np.column_stack([(1 - edge) * (w - 1), np.full_like(edge, h - 1)]),
-        np.column_stack([np.zeros_like(edge), (1 - edge) * (h - 1)]),
-    ])
-    table = calibration.pixel_to_table(outline)
-    view = TableView(rect.image, rect.bounds_mm, rect.px_per_mm, np.zeros(rect.image.shape[:2], bool))
-    poly = view.to_px(table)
-    valid = np.zeros(rect.image.shape[:2], np.uint8)
-    if np.all(np.isfinite(poly)):
-        cv2.fillPoly(valid, [np.round(poly * 16).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
-    else:
-        valid[:] = rect.image.max(axis=2) > 0
-    view.valid = valid.astype(bool)
-    return view
+    warp = _view_maker(calibration)
+    rect = warp.rectify(image_bgr)
+    return TableView(rect.image, rect.bounds_mm, rect.px_per_mm, warp.valid)
 
 
-def foreground(view: TableView, background_mm: float = 70.0, chroma_min: float = 0.07,
-               darker_log: float = -0.75, brighter_log: float = 0.12, sheet: SheetLayout | None = None,
-               weak_factor: float = 1.0) -> TableView:
-    """Fill ``view.background``, ``chroma``, ``light`` and ``mask`` (see the module docstring).
-
-    ``chroma_min``: chromaticity distance (normalised rgb) that counts as a piece; ``darker_log`` /
-    ``brighter_log``: log lightness ratios beyond which a grey difference counts (a shadow is rarely darker
-    than exp(-0.75) = 0.47 of the lit table). ``sheet``: the calibration sheet lying at the origin (its printed
-    markers are predicted instead of mistaken for pieces; see :func:`sheet_in_view`). ``weak_factor``: the share
-    of the darkening threshold that still counts for pixels joined to a clear region (1: no hysteresis).
-    """
-    img = view.image.astype(np.float32)
-    bg, alternatives = _background(view, background_mm, sheet)
-    chroma, light = _evidence(img, bg)
-    badness = _badness(chroma, light, chroma_min, darker_log, brighter_log)
-    # Near the sheet's printed edges and the paper's edge the prediction is only as good as the registration
-    # (a calibration without a lens model is off by a millimetre or two at the paper's edge): there a pixel is
-    # background if it matches either side of the edge.
-    for alt_bg, band in alternatives:
-        if not band.any():
-            continue
-        alt_chroma, alt_light = _evidence(img, alt_bg)
-        alt_bad = _badness(alt_chroma, alt_light, chroma_min, darker_log, brighter_log)
-        better = band & (alt_bad < badness)
-        badness[better] = alt_bad[better]
-        chroma[better] = alt_chroma[better]
-        light[better] = alt_light[better]
-    fg = (badness > 1.0) & view.valid
-    fg = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
-    if weak_factor < 1.0:
-        # hysteresis on darkening: a weaker darkening joined to a clear region belongs to it (the grey-lit top of
-        # a black die on white paper is less dark than its side, found first); weak colour differences are left
-        # out (wood grain would join everything)
-        weak = ((light < weak_factor * darker_log) & view.valid).astype(np.uint8)
-        count, labels = cv2.connectedComponents(weak, connectivity=8)
-        keep = np.zeros(count, bool)
-        keep[np.unique(labels[fg.astype(bool)])] = True
-        keep[0] = False
-        fg = keep[labels].astype(np.uint8)
-    view.background = bg
-    view.chroma = chroma
-    view.light = light
-    view.mask = fg.astype(bool)
-    return view
+def _coarse_size(view: TableView) -> tuple[int, int]:
+    h, w = view.image.shape[:2]
+    f = view.coarse_scale
+    return max(1, int(round(w * f))), max(1, int(round(h * f)))
 
 
-def _evidence(img: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(chromaticity difference, log lightness ratio) of an image against a background, lightly smoothed."""
-    # cv2 arithmetic rather than numpy: several times faster on full-size float images (SIMD, no temporaries)
-    ones = np.ones((1, 3), np.float32)
-    s_img = cv2.transform(img, ones) + 3.0
-    s_bg = cv2.transform(bg, ones) + 3.0
-    # Chromaticity difference, normalised by at least a mid-grey level: in dark places (printed ink, deep
-    # shadow) the noise of a normalised colour would otherwise look like colour.
-    s_floor = cv2.max(s_img, 200.0)
-    scaled_bg = cv2.multiply(bg, cv2.merge([cv2.divide(s_img, s_bg)] * 3))
-    diff = cv2.divide(cv2.subtract(img, scaled_bg), cv2.merge([s_floor] * 3))
-    chroma = cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), ones))
-    light = cv2.log(cv2.divide(s_img, s_bg))
-    # Sensor noise and JPEG make single pixels flicker: decide on a lightly smoothed evidence map.
-    return cv2.GaussianBlur(chroma, (0, 0), 0.7), cv2.GaussianBlur(light, (0, 0), 0.7)
+def _background_size(view: TableView) -> tuple[int, int]:
+    h, w = view.image.shape[:2]
+    f = view.background_scale
+    return max(1, int(round(w * f))), max(1, int(round(h * f)))
 
 
-def _badness(chroma: np.ndarray, light: np.ndarray, chroma_min: float, darker_log: float,
-             brighter_log: float) -> np.ndarray:
-    """How far past the nearest threshold a pixel is (> 1: foreground)."""
-    return np.maximum(np.maximum(chroma / chroma_min, light / darker_log), light / brighter_log)
+def _coarse_image(view: TableView) -> np.ndarray:
+    if "coarse" not in view.extra:
+        view.extra["coarse"] = cv2.resize(view.image, _coarse_size(view), interpolation=cv2.INTER_AREA)
+    return view.extra["coarse"]
 
 
-def _median_field(image: np.ndarray, usable: np.ndarray, px_per_mm: float, background_mm: float) -> np.ndarray:
-    """Median of the ``usable`` pixels over a ``background_mm`` neighbourhood, at the size of ``image``.
-
-    The median runs at about 0.5 px/mm (the background is smooth, and a big median costs in proportion);
-    unusable pixels take the colour of the nearest usable one first, so they do not leak in."""
-    factor = min(1.0, _BACKGROUND_PX_PER_MM / px_per_mm)
-    small = cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-    # only small pixels made wholly of usable ones: a mixed pixel on a boundary has a mixed colour, and the fill
-    # below would spread it
-    ok = cv2.resize(usable.astype(np.float32), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_AREA) > 0.99
-    if not ok.any():
-        ok[:] = True
-    if not ok.all():
-        small = _fill_nearest(small, ok)
-    k = max(3, int(round(background_mm * px_per_mm * factor)) | 1)
-    med = cv2.medianBlur(small, k)
-    return cv2.resize(med, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+def _coarse_valid(view: TableView) -> np.ndarray:
+    """Coarse pixels wholly inside what the frame sees, off the warp's border (mixed with its black)."""
+    if "coarse_valid" not in view.extra:
+        whole = cv2.resize(view.valid.astype(np.float32), _coarse_size(view), interpolation=cv2.INTER_AREA) > 0.99
+        view.extra["coarse_valid"] = cv2.erode(whole.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    return view.extra["coarse_valid"]
 
 
-def _background(view: TableView, background_mm: float, sheet: SheetLayout | None
-                ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
-    """The background colour everywhere, and alternative backgrounds with the bands where they may hold
-    instead (either side of a printed edge or of the paper's edge)."""
-    p = view.px_per_mm
-    if sheet is None:
-        return _median_field(view.image, view.valid, p, background_mm), []
-    ink, cover = _sheet_in_view(view, sheet)
-    margin = cv2.dilate((cover > 0.01).astype(np.uint8), cv2.getStructuringElement(
-        cv2.MORPH_ELLIPSE, (int(4 * p) | 1, int(4 * p) | 1))).astype(bool)
-    table = _median_field(view.image, view.valid & ~margin, p, background_mm)
-    paper_px = (cover > 0.99) & (ink < 0.05) & view.valid
-    paper = _median_field(view.image, paper_px, p, background_mm)
-    ink_px = (cover > 0.99) & (ink > 0.95) & view.valid
-    ink_bgr = np.median(view.image[ink_px], axis=0).astype(np.float32) if ink_px.sum() > 50 else \
-        np.float32(0.15) * np.median(paper[paper_px], axis=0) if paper_px.any() else np.full(3, 30, np.float32)
-    ink_img = np.broadcast_to(ink_bgr, paper.shape).astype(np.float32)
-
-    def blend(a: np.ndarray, b: np.ndarray, weight: np.ndarray) -> np.ndarray:
-        w3 = cv2.merge([weight] * 3)
-        return cv2.add(cv2.multiply(a, cv2.subtract(1.0, w3)), cv2.multiply(b, w3))
-
-    printed = blend(paper, ink_img, ink)
-    background = blend(table, printed, cover)
-    flipped_ink = blend(table, blend(paper, ink_img, 1.0 - ink), cover)
-    flipped_cover = blend(table, printed, 1.0 - cover)
-    ink_band = cv2.dilate(cv2.morphologyEx(ink, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)),
-                          cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(3 * p) | 1, int(3 * p) | 1))) > 0.1
-    paper_band = cv2.dilate(cv2.morphologyEx(cover, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)),
-                            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(6 * p) | 1, int(6 * p) | 1))) > 0.1
-    return background, [(flipped_ink, ink_band), (flipped_cover, paper_band)]
+def _fine_valid(view: TableView) -> np.ndarray:
+    """The view's valid pixels off the warp's border."""
+    if "fine_valid" not in view.extra:
+        view.extra["fine_valid"] = cv2.erode(view.valid.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    return view.extra["fine_valid"]
 
 
-def _sheet_in_view(view: TableView, sheet: SheetLayout) -> tuple[np.ndarray, np.ndarray]:
-    """(ink, cover) float32 maps of the calibration sheet in the view: ink 1 where the sheet is printed
-    black, cover 1 on the paper (anti-aliased at its edge)."""
-    draw_ppm = 4.0  # fixed: the drawing is cached, and 4 px/mm is finer than any detection view
-    printed = draw_sheet_cached(sheet.name, draw_ppm)
-    to_view = rectified_matrix(view.bounds_mm, view.px_per_mm) @ np.linalg.inv(sheet_pixel_matrix(draw_ppm))
-    size = (view.image.shape[1], view.image.shape[0])
-    ink = 1.0 - cv2.warpPerspective(printed, to_view, size, flags=cv2.INTER_AREA, borderValue=255).astype(
-        np.float32) / 255.0
-    ones = np.full(printed.shape, 255, np.uint8)
-    cover = cv2.warpPerspective(ones, to_view, size, flags=cv2.INTER_LINEAR, borderValue=0).astype(np.float32) / 255
-    return ink, cover
+# ----------------------------------------------------------------------------------------------------- the sheet
+@dataclass
+class _SheetMaps:
+    """The calibration sheet drawn into the view (static for a calibration): ink and paper cover (0..1) at the
+    view's resolution and at the coarse level, and the bands along printed edges and the paper's edge."""
+
+    ink: np.ndarray
+    cover: np.ndarray
+    ink_band: np.ndarray
+    paper_band: np.ndarray
+    ink_coarse: np.ndarray
+    cover_coarse: np.ndarray
+    ink_band_coarse: np.ndarray
+    paper_band_coarse: np.ndarray
+    ink_background: np.ndarray  # at the background level
+    cover_background: np.ndarray
+    paper_samples: tuple[np.ndarray, np.ndarray]  # view pixels (rows, cols) on the sheet, for its presence test
+    ink_samples: tuple[np.ndarray, np.ndarray]  # view pixels surely printed, for the ink's colour
 
 
 @lru_cache(maxsize=4)
 def draw_sheet_cached(paper: str, px_per_mm: float) -> np.ndarray:
     return draw_sheet(sheet_layout(paper), px_per_mm)
+
+
+@lru_cache(maxsize=4)
+def _sheet_maps(paper: str, bounds_mm: tuple[float, float, float, float], px_per_mm: float,
+                size: tuple[int, int], coarse_size: tuple[int, int], background_size: tuple[int, int]) -> _SheetMaps:
+    draw_ppm = 4.0  # fixed: the drawing is cached, and 4 px/mm is finer than any detection view
+    printed = draw_sheet_cached(paper, draw_ppm)
+    ones = np.full(printed.shape, 255, np.uint8)
+
+    def warp(p: float, out_size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        to_view = rectified_matrix(bounds_mm, p) @ np.linalg.inv(sheet_pixel_matrix(draw_ppm))
+        # warps have no area mode: low-pass the drawing to the target scale first (no aliasing)
+        sigma = 0.5 * draw_ppm / p
+        src = cv2.GaussianBlur(printed, (0, 0), sigma) if sigma > 0.7 else printed
+        ink = 1.0 - cv2.warpPerspective(src, to_view, out_size, flags=cv2.INTER_LINEAR,
+                                        borderValue=255).astype(np.float32) / 255.0
+        cover = cv2.warpPerspective(ones, to_view, out_size, flags=cv2.INTER_LINEAR, borderValue=0).astype(
+            np.float32) / 255
+        return ink, cover
+
+    def bands(ink: np.ndarray, cover: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
+        ink_band = cv2.dilate(cv2.morphologyEx(ink, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)),
+                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(3 * p) | 1, int(3 * p) | 1))) > 0.1
+        paper_band = cv2.dilate(cv2.morphologyEx(cover, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)),
+                                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(6 * p) | 1, int(6 * p) | 1))) > 0.1
+        return ink_band.astype(np.uint8), paper_band.astype(np.uint8)
+
+    ink, cover = warp(px_per_mm, size)
+    ink_band, paper_band = bands(ink, cover, px_per_mm)
+    ink_c, cover_c = warp(_COARSE_PX_PER_MM, coarse_size)
+    ink_band_c, paper_band_c = bands(ink_c, cover_c, 1.0)
+    ink_b, cover_b = warp(_BACKGROUND_PX_PER_MM, background_size)
+    ys, xs = np.nonzero(cover[::3, ::3] > 0.99)
+    step = max(1, len(ys) // 4000)
+    paper_samples = (ys[::step] * 3, xs[::step] * 3)
+    ys, xs = np.nonzero((cover[::2, ::2] > 0.99) & (ink[::2, ::2] > 0.95))
+    step = max(1, len(ys) // 2000)
+    ink_samples = (ys[::step] * 2, xs[::step] * 2)
+    return _SheetMaps(ink, cover, ink_band, paper_band, ink_c, cover_c, ink_band_c, paper_band_c, ink_b, cover_b,
+                      paper_samples, ink_samples)
+
+
+def _maps_for(view: TableView, sheet: SheetLayout) -> _SheetMaps:
+    return _sheet_maps(sheet.name, tuple(float(v) for v in view.bounds_mm), float(view.px_per_mm),
+                       (view.image.shape[1], view.image.shape[0]), _coarse_size(view), _background_size(view))
 
 
 def sheet_in_view(view: TableView, calibration: Calibration, min_correlation: float = 0.5) -> SheetLayout | None:
@@ -277,55 +293,391 @@ def sheet_in_view(view: TableView, calibration: Calibration, min_correlation: fl
         layout = sheet_layout(paper)
     except CalibrationError:
         return None
-    ink, cover = _sheet_in_view(view, layout)
-    inside = (cover > 0.99) & view.valid
-    if inside.sum() < 500:
+    maps = _maps_for(view, layout)
+    # at 4 mm a pixel the markers' 5 mm cells blur: their fine pattern is what identifies the sheet, so compare
+    # on a sample of the view's own pixels
+    ys, xs = maps.paper_samples
+    seen = view.valid[ys, xs]
+    ys, xs = ys[seen], xs[seen]
+    if len(ys) < 200:
         return None
-    gray = cv2.cvtColor(view.image, cv2.COLOR_BGR2GRAY).astype(np.float32)[inside]
-    expected = 1.0 - ink[inside]
+    gray = view.image[ys, xs].astype(np.float32) @ np.float32([0.114, 0.587, 0.299])
+    expected = 1.0 - maps.ink[ys, xs]
     if expected.std() < 1e-3 or gray.std() < 1e-3:
         return None
     corr = float(np.corrcoef(gray, expected)[0, 1])
     return layout if corr >= min_correlation else None
 
 
-def _fill_nearest(img: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Copy the nearest valid pixel into invalid ones (distance transform labels)."""
-    _, labels = cv2.distanceTransformWithLabels((~valid).astype(np.uint8), cv2.DIST_L2, 3,
-                                                labelType=cv2.DIST_LABEL_PIXEL)
-    ys, xs = np.nonzero(valid)
-    # label of each valid pixel
-    lut = np.zeros(labels.max() + 1, np.int64)
-    lut[labels[ys, xs]] = ys * img.shape[1] + xs
-    flat = img.reshape(-1, img.shape[2])
-    return flat[lut[labels]].reshape(img.shape)
+# ----------------------------------------------------------------------------------------------------- background
+def _robust_mean(image: np.ndarray, usable: np.ndarray, size_px: float, passes: int = 2) -> np.ndarray:
+    """A robust local mean of ``image`` (float32 BGR) over ``size_px`` boxes, from ``usable`` pixels only: the
+    mean, then the mean of the pixels near it (pieces, shadows and print differ from the table much more than
+    its grain does), ``passes`` times. Where a box holds almost no usable pixel, a box three times bigger, and
+    failing that the whole image, decides. (OpenCV box filters: a median of that size costs 20 times more.)"""
+    k = max(3, int(round(size_px)) | 1)
+    ones = np.ones((1, 3), np.float32)
+    weight = usable.astype(np.float32)
+    mean, wsum = _masked_mean(image, weight, k)
+    for _ in range(passes):
+        dev = cv2.transform(cv2.absdiff(image, mean), ones)  # summed over the channels
+        typical = cv2.divide(cv2.blur(cv2.multiply(dev, weight), (k, k), borderType=cv2.BORDER_REFLECT),
+                             cv2.max(wsum, 1e-6))
+        keep = ((dev <= 2.0 * typical + 12.0) & usable).astype(np.float32)
+        if keep.sum() < 0.2 * weight.sum():
+            break  # a busy table (print, checks): keep the plain mean
+        weight = keep
+        mean, wsum = _masked_mean(image, weight, k)
+    if float(wsum.min()) < 0.02:  # blend in the bigger boxes' mean where the boxes are (nearly) empty
+        big, bsum = _masked_mean(image, weight, 3 * k)
+        if float(bsum.min()) < 0.02:
+            total = max(float(weight.sum()), 1e-6)
+            overall = cv2.multiply(image, cv2.merge([weight] * 3)).reshape(-1, 3).sum(axis=0) / total
+            t = cv2.merge([np.clip(bsum * 50.0, 0.0, 1.0)] * 3)
+            big = cv2.add(cv2.multiply(big, t), cv2.multiply(np.broadcast_to(overall.astype(np.float32),
+                                                                               big.shape).copy(), 1.0 - t))
+        t = cv2.merge([np.clip(wsum * 50.0, 0.0, 1.0)] * 3)
+        mean = cv2.add(cv2.multiply(mean, t), cv2.multiply(big, 1.0 - t))
+    return mean
 
 
-def find_blobs(view: TableView, mask: np.ndarray | None = None, min_area_mm2: float = 60.0,
-               max_area_mm2: float = 6000.0) -> list[Blob]:
-    """Connected foreground regions of a plausible size for a standing piece (or a few touching ones)."""
-    mask = view.mask if mask is None else mask
-    m = mask.astype(np.uint8)
+def _masked_mean(image: np.ndarray, weight: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The weighted box mean of ``image`` and the boxes' mean weight."""
+    wsum = cv2.blur(weight, (k, k), borderType=cv2.BORDER_REFLECT)
+    num = cv2.blur(cv2.multiply(image, cv2.merge([weight] * 3)), (k, k), borderType=cv2.BORDER_REFLECT)
+    return cv2.divide(num, cv2.merge([cv2.max(wsum, 1e-6)] * 3)), wsum
+
+
+@dataclass
+class _Tile:
+    """A tile handed in: where it is seen, its own colour, the zones around coins lying on it."""
+
+    support: Support
+    colour: np.ndarray
+    keep: list[np.ndarray]  # polygons (mm) around coins lying on it
+
+    @property
+    def box_mm(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.support.seen_mm.min(axis=0), self.support.seen_mm.max(axis=0)
+
+
+@dataclass
+class _Fields:
+    """The background: the table's and the paper's colour fields at the coarse level, the ink colour, the sheet
+    maps (or None) and the tiles handed in (with a coarse map of which tile is where)."""
+
+    table: np.ndarray
+    paper: np.ndarray
+    ink_bgr: np.ndarray
+    sheet: _SheetMaps | None
+    tiles: list[_Tile]
+    tile_index: np.ndarray | None
+
+
+def _disc_mm(centre: np.ndarray, radius: float) -> np.ndarray:
+    a = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+    return np.asarray(centre, np.float64) + radius * np.column_stack([np.cos(a), np.sin(a)])
+
+
+def _poly_px(points_mm: np.ndarray, view: TableView, scale: float, origin=(0, 0)) -> np.ndarray:
+    """Fixed-point (4 bits) polygon in an image ``scale`` times the view's pixels, shifted by ``origin``."""
+    q = (view.to_px(points_mm) + 0.5) * scale - 0.5 - np.asarray(origin, np.float64)
+    return np.round(q * 16).astype(np.int32).reshape(-1, 1, 2)
+
+
+def _fill(mask: np.ndarray, points_mm: np.ndarray, view: TableView, scale: float, value, origin=(0, 0)) -> None:
+    cv2.fillPoly(mask, [_poly_px(points_mm, view, scale, origin)], value, cv2.LINE_8, 4)
+
+
+def _tiles(view: TableView, supports: list[Support], small: np.ndarray) -> list[_Tile]:
+    """Tiles with their own colour (median of a grid of points on their top face, off the rim) and the zones
+    around the coins lying on them."""
+    tiles = sorted((s for s in supports if not s.round and len(s.top_mm) == 4), key=lambda s: s.top_h)
+    if not tiles:
+        return []
+    coins = [s for s in supports if s.round]
+    tops = np.array([t.top_mm for t in tiles])  # (n, 4, 2)
+    centre = tops.mean(axis=1, keepdims=True)
+    grid = np.linspace(-0.8, 0.8, 7)
+    u = tops[:, 1] - tops[:, 0]  # one side and the next
+    v = tops[:, 3] - tops[:, 0]
+    gu, gv = np.meshgrid(grid, grid)
+    pts = centre + 0.5 * (gu.reshape(1, -1, 1) * u[:, None] + gv.reshape(1, -1, 1) * v[:, None])  # (n, 49, 2)
+    q = np.round(view.to_coarse(pts)).astype(int)
+    q[..., 0] = np.clip(q[..., 0], 0, small.shape[1] - 1)
+    q[..., 1] = np.clip(q[..., 1], 0, small.shape[0] - 1)
+    colours = np.median(small[q[..., 1], q[..., 0]].astype(np.float32), axis=1)
+    out = []
+    for tile, colour in zip(tiles, colours, strict=True):
+        keep = []
+        poly = tile.top_mm.astype(np.float32).reshape(-1, 1, 2)
+        for coin in coins:
+            c = coin.top_mm.mean(axis=0)
+            if coin.top_h > tile.top_h and cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), False) >= 0:
+                radius = float(np.linalg.norm(coin.top_mm - c, axis=1).max())
+                keep.append(_disc_mm(c, radius + _KEEP_AROUND_COIN_MM))
+        out.append(_Tile(tile, colour.astype(np.float32), keep))
+    return out
+
+
+def _fields(view: TableView, sheet: SheetLayout | None, supports: list[Support], background_mm: float) -> _Fields:
+    small = _coarse_image(view)
+    size_b = _background_size(view)
+    img = cv2.resize(small, size_b, interpolation=cv2.INTER_AREA).astype(np.float32)
+    usable_f = cv2.resize(_coarse_valid(view).astype(np.float32), size_b, interpolation=cv2.INTER_AREA)
+    tiles = _tiles(view, supports, small)
+    tile_index = None
+    if tiles:
+        tile_index = np.zeros(small.shape[:2], np.uint8 if len(tiles) < 255 else np.int32)
+        for k, tile in enumerate(tiles):
+            _fill(tile_index, tile.support.seen_mm, view, view.coarse_scale, k + 1)
+        usable_f = cv2.min(usable_f, cv2.resize((tile_index == 0).astype(np.float32), size_b,
+                                                interpolation=cv2.INTER_AREA))
+    usable = usable_f > 0.99
+    size = background_mm * _BACKGROUND_PX_PER_MM
+    if sheet is None:
+        table = _robust_mean(img, usable, size)
+        return _Fields(table, table, np.zeros(3, np.float32), None, tiles, tile_index)
+    maps = _maps_for(view, sheet)
+    table = _robust_mean(img, usable & (maps.cover_background < 0.01), size)
+    # paper pixels wholly inside the paper and off the print (8 mm pixels: a registration error of a millimetre or
+    # two mixes the table or the ink into the ones at their edges)
+    paper_px = cv2.erode(((maps.cover_background > 0.99) & (maps.ink_background < 0.05)).astype(np.uint8),
+                         np.ones((3, 3), np.uint8)).astype(bool) & usable
+    paper = _robust_mean(img, paper_px, size)
+    ys, xs = maps.ink_samples
+    seen = view.valid[ys, xs]
+    if seen.sum() > 50:
+        ink_bgr = np.median(view.image[ys[seen], xs[seen]], axis=0).astype(np.float32)
+    elif paper_px.any():
+        ink_bgr = np.float32(0.15) * np.median(paper[paper_px], axis=0)
+    else:
+        ink_bgr = np.full(3, 30, np.float32)
+    return _Fields(table, paper, ink_bgr, maps, tiles, tile_index)
+
+
+# ----------------------------------------------------------------------------------------------------- foreground
+_EMPTY_F = np.zeros((1, 1), np.float32)
+_EMPTY_U = np.zeros((1, 1), np.uint8)
+_EMPTY_3 = np.zeros((1, 1, 3), np.float32)
+
+
+def _evidence(img: np.ndarray, table: np.ndarray, paper: np.ndarray | None, ink_bgr: np.ndarray, maps: tuple | None,
+              thresholds: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """(chroma, light) of an image (crop) against the background colours at its pixels; ``maps`` the sheet's
+    (ink, cover, ink band, paper band) at the same pixels, or None."""
+    h, w = img.shape[:2]
+    chroma = np.empty((h, w), np.float32)
+    light = np.empty((h, w), np.float32)
+    if maps is None:
+        evidence(img, table, _EMPTY_3, ink_bgr, _EMPTY_F, _EMPTY_F, _EMPTY_U, _EMPTY_U, False, *thresholds, chroma,
+                 light)
+    else:
+        ink, cover, ink_band, paper_band = (np.ascontiguousarray(m) for m in maps)
+        evidence(img, table, paper, ink_bgr, ink, cover, ink_band, paper_band, True, *thresholds, chroma, light)
+    # sensor noise and JPEG make single pixels flicker: decide on lightly smoothed evidence
+    return cv2.GaussianBlur(chroma, (0, 0), 0.7), cv2.GaussianBlur(light, (0, 0), 0.7)
+
+
+def _badness(chroma: np.ndarray, light: np.ndarray, chroma_min: float, darker_log: float,
+             brighter_log: float) -> np.ndarray:
+    """How far past the nearest threshold a pixel is (> 1: foreground)."""
+    return np.maximum(np.maximum(chroma / chroma_min, light / darker_log), light / brighter_log)
+
+
+def _resampled(img: np.ndarray, img_scale: float, box: tuple[int, int, int, int], scale: float = 1.0,
+               origin: tuple[float, float] = (0.0, 0.0), interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
+    """An image ``img_scale`` times the view (its pixel (0, 0) at ``origin`` in its own level's coordinates)
+    read at the pixels of ``box`` = (x0, y0, x1, y1) of an image ``scale`` times the view."""
+    x0, y0, x1, y1 = box
+    f = img_scale / scale
+    # source coordinate of target pixel (x0 + i): (x0 + i + 0.5) * f - 0.5 - origin
+    m = np.float32([[f, 0, (x0 + 0.5) * f - 0.5 - origin[0]], [0, f, (y0 + 0.5) * f - 0.5 - origin[1]]])
+    return cv2.warpAffine(img, m, (x1 - x0, y1 - y0), flags=interpolation | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def _upsampled(field_img: np.ndarray, view: TableView, box: tuple[int, int, int, int], scale: float = 1.0
+               ) -> np.ndarray:
+    """A background field read (bilinear) at the pixels of ``box`` of an image ``scale`` times the view."""
+    return _resampled(field_img, view.background_scale, box, scale)
+
+
+def segment(view: TableView, *, sheet: SheetLayout | None = None, supports: list[Support] | None = None,
+            background_mm: float = 70.0, chroma_min: float = 0.07, darker_log: float = -0.75,
+            brighter_log: float = 0.12, min_area_mm2: float = 60.0,
+            skip_inside: list[np.ndarray] | None = None) -> list[Blob]:
+    """The blobs of foreground in the view (see the module docstring); sets ``view.fields``.
+
+    ``chroma_min``: chromaticity distance (normalised rgb) that counts as a piece; ``darker_log`` /
+    ``brighter_log``: log lightness ratios beyond which a grey difference counts (a shadow is rarely darker
+    than exp(-0.75) = 0.47 of the lit table). ``sheet``: the calibration sheet lying there (see
+    :func:`sheet_in_view`). ``supports``: tiles and coins handed in. ``skip_inside``: polygons (mm) a region
+    wholly inside of which is not looked at closer (a coin read surely: nothing stands on it)."""
+    clock = _Clock(view.extra.setdefault("timings_ms", {}))
+    thresholds = (chroma_min, darker_log, brighter_log)
+    fields = _fields(view, sheet, list(supports or ()), background_mm)
+    view.fields = fields
+    clock.tick("background")
+    tiles = fields.tiles
+    # 1. a first look at the coarse level, with lower thresholds
+    small = _coarse_image(view)
+    cvalid = _coarse_valid(view)
+    maps = None
+    if fields.sheet is not None:
+        s = fields.sheet
+        maps = (s.ink_coarse, s.cover_coarse, s.ink_band_coarse, s.paper_band_coarse)
+    fc = view.coarse_scale
+    whole = (0, 0, small.shape[1], small.shape[0])
+    table_c = _upsampled(fields.table, view, whole, fc)
+    paper_c = _upsampled(fields.paper, view, whole, fc) if fields.sheet is not None else None
+    chroma, light = _evidence(small, table_c, paper_c, fields.ink_bgr, maps, thresholds)
+    bad = _badness(chroma, light, *thresholds)
+    if fields.tile_index is not None:  # inside a tile, only around coins, against the tile's own colour
+        bad[fields.tile_index > 0] = 0.0
+        for tile in tiles:
+            if tile.keep:
+                _tile_evidence(bad, small, tile, view, fc, (0, 0), coarse_look=True)
+    raw = ((bad > _COARSE_LEVEL) & cvalid).astype(np.uint8)
+    look = cv2.dilate(raw, np.ones((3, 3), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(look, connectivity=8)
+    # A figure is compact: some 2 x 2 block of the coarse look (8 mm) lies wholly on it. Streaks of wood grain,
+    # printed lines and the odd noisy pixel do not hold one.
+    core = cv2.erode(raw, np.ones((2, 2), np.uint8)).astype(bool)
+    compact = np.zeros(count, bool)
+    compact[np.unique(labels[core])] = True
+    clock.tick("first look")
+    skip_polys = [np.asarray(poly, np.float32).reshape(-1, 1, 2) for poly in (skip_inside or ())]
+    # 2. a closer look at the view's resolution where something may be
+    tile_lo = np.array([view.to_px(t.box_mm[0]) for t in tiles]).reshape(-1, 2) - 1
+    tile_hi = np.array([view.to_px(t.box_mm[1]) for t in tiles]).reshape(-1, 2) + 1
+    h, w = view.image.shape[:2]
+    pad = int(math.ceil(3 * view.px_per_mm))
+    blobs: list[Blob] = []
+    for label in range(1, count):
+        cx, cy, cw, ch, _area = (int(v) for v in stats[label])
+        if not compact[label]:
+            continue
+        corners = np.array([[cx, cy], [cx + cw, cy], [cx, cy + ch], [cx + cw, cy + ch]], float) - 0.5
+        corners_px = (corners + 0.5) / fc - 0.5
+        mine = (labels[cy : cy + ch, cx : cx + cw] == label).astype(np.uint8)
+        if skip_polys:
+            ys, xs = np.nonzero(raw[cy : cy + ch, cx : cx + cw] & mine)
+            at_mm = view.to_mm((np.column_stack([xs + cx, ys + cy]) + 0.5) / fc - 0.5)
+            # within a coin pixel's reach (4 mm) of the coin: the coin itself
+            if len(at_mm) and any(all(cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -2.5 for x, y in at_mm)
+                                  for poly in skip_polys):
+                continue
+        x0 = max(int(math.floor(corners_px[:, 0].min())) - pad, 0)
+        y0 = max(int(math.floor(corners_px[:, 1].min())) - pad, 0)
+        x1 = min(int(math.ceil(corners_px[:, 0].max())) + pad, w)
+        y1 = min(int(math.ceil(corners_px[:, 1].max())) + pad, h)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            continue
+        # this component's own pixels (so that a neighbour's box overlapping this one is not found twice)
+        box = (x0, y0, x1, y1)
+        own = _resampled(mine, fc, box, origin=(cx, cy), interpolation=cv2.INTER_NEAREST) > 0
+        img = np.ascontiguousarray(view.image[y0:y1, x0:x1])
+        table = _upsampled(fields.table, view, box)
+        fine_maps = paper = None
+        if fields.sheet is not None:
+            s = fields.sheet
+            fine_maps = (s.ink[y0:y1, x0:x1], s.cover[y0:y1, x0:x1], s.ink_band[y0:y1, x0:x1],
+                         s.paper_band[y0:y1, x0:x1])
+            paper = _upsampled(fields.paper, view, box)
+        chroma, light = _evidence(img, table, paper, fields.ink_bgr, fine_maps, thresholds)
+        bad = _badness(chroma, light, *thresholds)
+        for k in np.nonzero((tile_lo[:, 0] < x1) & (tile_lo[:, 1] < y1) & (tile_hi[:, 0] > x0)
+                            & (tile_hi[:, 1] > y0))[0]:
+            _tile_evidence(bad, img, tiles[k], view, 1.0, (x0, y0), coarse_look=False)
+        fg = ((bad > 1.0) & _fine_valid(view)[y0:y1, x0:x1] & own).astype(np.uint8)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+        blobs.extend(_blobs_in(view, fg, x0, y0, min_area_mm2))
+    clock.tick("closer look")
+    return blobs
+
+
+class _Clock:
+    """Adds the CPU time of each stage (ms) to a dict: what the benchmarks report."""
+
+    def __init__(self, into: dict[str, float]):
+        self.into = into
+        self.last = time.process_time()
+
+    def tick(self, name: str) -> None:
+        now = time.process_time()
+        self.into[name] = self.into.get(name, 0.0) + 1000.0 * (now - self.last)
+        self.last = now
+
+
+def _tile_evidence(bad: np.ndarray, img: np.ndarray, tile: _Tile, view: TableView, scale: float,
+                   origin: tuple[int, int], coarse_look: bool) -> None:
+    """Inside a tile the background is the tile's own colour and only a clear difference counts (its print is
+    thin: an opening removes it); away from coins on it nothing counts, and its rim never does."""
+    h, w = bad.shape
+    seen = np.zeros((h, w), np.uint8)
+    _fill(seen, tile.support.seen_mm, view, scale, 1, origin)
+    if not seen.any():
+        return
+    seen_b = seen.astype(bool)
+    if not tile.keep:
+        bad[seen_b] = 0.0
+        return
+    p = view.px_per_mm * scale
+    top = np.zeros((h, w), np.uint8)
+    _fill(top, tile.support.top_mm, view, scale, 1, origin)
+    inner = cv2.erode(top, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(4 * p) | 1, int(4 * p) | 1)))
+    zone = np.zeros((h, w), np.uint8)
+    for disc in tile.keep:
+        _fill(zone, disc, view, scale, 1, origin)
+    zone &= inner if not coarse_look else top
+    bad[seen_b] = 0.0
+    if not zone.any():
+        return
+    px = img.astype(np.float32)
+    s_seen = px.sum(axis=2) + 3.0
+    median = tile.colour
+    s_bg = float(median.sum()) + 3.0
+    diff = (px - median[None, None] * (s_seen / s_bg)[..., None]) / np.maximum(s_seen, 200.0)[..., None]
+    chroma = np.linalg.norm(diff, axis=2)
+    light = np.log(s_seen / s_bg)
+    strong = ((chroma > 0.1) | (light < -0.9) | (light > 0.35)).astype(np.uint8)
+    if not coarse_look:
+        strong = cv2.morphologyEx(strong, cv2.MORPH_OPEN, cv2.getStructuringElement(
+            cv2.MORPH_ELLIPSE, (int(2.5 * p) | 1, int(2.5 * p) | 1)))
+    keep = zone.astype(bool)
+    bad[keep] = np.where(strong.astype(bool), 2.0, 0.0)[keep]
+
+
+def _blobs_in(view: TableView, fg: np.ndarray, x0: int, y0: int, min_area_mm2: float) -> list[Blob]:
+    """Connected regions of a foreground crop (top-left at view pixel (x0, y0)) of a plausible size."""
     # close one-pixel cracks inside translucent pieces (their internal edges can be near the background colour)
-    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    m = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
     p2 = view.px_per_mm**2
-    edge = cv2.dilate((~view.valid).astype(np.uint8), np.ones((3, 3), np.uint8))
-    edge[0, :] = edge[-1, :] = edge[:, 0] = edge[:, -1] = 1
-    blobs = []
+    h, w = fg.shape
+    vh, vw = view.valid.shape
+    invalid = ~view.valid[y0 : y0 + h, x0 : x0 + w]
+    edge = cv2.dilate(invalid.astype(np.uint8), np.ones((3, 3), np.uint8))
+    if x0 == 0:
+        edge[:, 0] = 1
+    if y0 == 0:
+        edge[0, :] = 1
+    if x0 + w >= vw:
+        edge[:, -1] = 1
+    if y0 + h >= vh:
+        edge[-1, :] = 1
+    out = []
     for label in range(1, count):
-        x, y, w, h, area = (int(v) for v in stats[label])
-        area_mm2 = area / p2
-        if area_mm2 < min_area_mm2 or area_mm2 > max_area_mm2:
+        x, y, bw, bh, area = (int(v) for v in stats[label])
+        if area / p2 < min_area_mm2:
             continue
-        sub = (labels[y : y + h, x : x + w] == label).astype(np.uint8)
-        contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        contour = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64) + (x, y)
-        hull = cv2.convexHull(contour.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-        touches = bool((edge[y : y + h, x : x + w] & sub).any())
-        blobs.append(Blob(label, (x, y, w, h), area_mm2, view.to_mm(hull), view.to_mm(contour), touches, sub))
-    view.extra["labels"] = labels
-    return blobs
+        sub = (labels[y : y + bh, x : x + bw] == label).astype(np.uint8)
+        touches = bool((edge[y : y + bh, x : x + bw] & sub).any())
+        blob = blob_from_mask(view, label, sub, x0 + x, y0 + y, touches)
+        if blob is not None:
+            out.append(blob)
+    return out
 
 
 def blob_from_mask(view: TableView, label: int, sub: np.ndarray, x: int, y: int, touches: bool) -> Blob | None:

@@ -3,7 +3,7 @@
 Public API (what ``vision.detect`` calls)::
 
     detect_figures(image_bgr, calibration, profile=None, *, kinds=("pawn", "die", "pyramid"),
-                   rectified=None, occupied_mm=None) -> list[DetectedPiece]
+                   rectified=None, occupied_mm=None, timings_ms=None) -> list[DetectedPiece]
 
 * ``image_bgr``: the camera frame (H x W x 3 uint8, BGR), raw (lens distortion is the calibration's business).
 * ``calibration``: :class:`calibration.table_calibration.Calibration` for this frame size. Its camera position
@@ -24,7 +24,11 @@ Public API (what ``vision.detect`` calls)::
 * ``occupied_mm``: what the tile/coin detector found, so that those are not mistaken for figures and a die
   resting on a coin gets its base height: a sequence of :class:`vision.pieces.DetectedPiece` (tiles and coins:
   footprint from x/y/angle and the piece size, top at ``height_mm`` + thickness) or of
-  ``(polygon_mm (n, 2), top_height_mm)`` pairs.
+  ``(polygon_mm (n, 2), top_height_mm)`` pairs. A coin read surely (``uncertain`` False) shows its whole face:
+  nothing stands on it, and it is not looked at. Tile faces are not searched for figures (their print would be
+  taken for them; no supported game stands a figure on a bare tile) except around the coins lying on them.
+* ``timings_ms``: a dict to receive the CPU time of each stage (ms; "view", "sheet check", "background",
+  "first look", "closer look", "fits", "total"): what the benchmarks report.
 
 Returns one :class:`DetectedPiece` per figure: ``x_mm, y_mm`` the footprint centre (upright pyramid: centre of
 the base square; flat pyramid: centre of its outline on the table; pawn: centre of its base; die: centre of its
@@ -57,8 +61,10 @@ def detect_figures(
     kinds: Sequence[str] = FIGURE_KINDS,
     rectified: Any = None,
     occupied_mm: Sequence[Any] | None = None,
+    timings_ms: dict[str, float] | None = None,
 ) -> list[DetectedPiece]:
     """Pawns, dice and pyramids in ``image_bgr``, located on the table (see the module docstring)."""
-    from vision.figure_search import find_figures  # the implementation (being written)
+    from vision.figure_search import find_figures
 
-    return find_figures(image_bgr, calibration, profile, kinds=kinds, rectified=rectified, occupied_mm=occupied_mm)
+    return find_figures(image_bgr, calibration, profile, kinds=kinds, rectified=rectified, occupied_mm=occupied_mm,
+                        timings_ms=timings_ms)

@@ -111,14 +111,18 @@ def classify_pyramid_color(seen_bgr: np.ndarray, background_bgr: np.ndarray,
     feat = _log_chroma(seen / bg)
     seen_level = float(seen.mean())
     seen_chroma = float(np.linalg.norm(_log_chroma(seen)))
+    # every colour's expected transmission at once (rows), then its log-chromaticity
+    refs = np.array([reference[name] for name in colors], np.float64) / 255.0
+    expected = ((1 - _ALPHA) + _ALPHA * refs**0.8) ** _K + (_SCATTER * refs * 255.0 + _WHITE) / bg[None]
+    logs = np.log(np.maximum(expected, 1e-3))
+    logs -= logs.mean(axis=1, keepdims=True)
+    dists = np.linalg.norm(feat[None] - logs, axis=1)
     scores = {}
-    for name in colors:
+    for name, d in zip(colors, dists, strict=True):
         if name == "black":
             # opaque: dark and colourless whatever the table (its transmission means nothing)
             d = 0.5 * max(0.0, math.log(seen_level / _BLACK_LEVEL)) + max(0.0, seen_chroma - 0.3)
-        else:
-            d = float(np.linalg.norm(feat - _log_chroma(_expected_transmission(reference[name], bg))))
-        scores[name] = d
+        scores[name] = float(d)
     ranked = sorted(scores.items(), key=lambda kv: kv[1])
     best, d1 = ranked[0]
     second, d2 = ranked[1] if len(ranked) > 1 else (None, math.inf)

@@ -34,7 +34,8 @@ PIECES = [
     DiePiece("crowns", 3, 90, 240, 20),
 ]
 TILE_ON = DetectedPiece(Kind.TILE, 90.0, 240.0, 10.0, height_mm=0.0)
-COIN_ON = DetectedPiece(Kind.COIN, 90.0, 240.0, 30.0, height_mm=3.0)
+# the coin under the die cannot be read (the die hides its face): the tile/coin detector hands it in uncertain
+COIN_ON = DetectedPiece(Kind.COIN, 90.0, 240.0, 30.0, height_mm=3.0, uncertain=True)
 
 
 @pytest.fixture(scope="module")
