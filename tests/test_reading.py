@@ -8,6 +8,7 @@ go through the CLI tests (tests/test_check_cli.py, tests/test_score_cli.py).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 
@@ -640,7 +641,25 @@ def done_check_frame(case: str, seed: int, edition: str = "default", camera=None
 
 def taught_profile(edition: str = "default"):
     """The piece-set profile of ``edition`` taught from its two rendered teach photos (``tableside teach``'s
-    work, done through the API), cached on disk; its path."""
+    work, done through the API), cached on disk; its path. A refusal (CalibrationError) is remembered for the
+    session and raised again without teaching twice."""
+    outcome = _teach_once(edition)
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome
+
+
+@functools.cache
+def _teach_once(edition: str):
+    from calibration.errors import CalibrationError
+
+    try:
+        return _teach(edition)
+    except CalibrationError as err:
+        return err
+
+
+def _teach(edition: str):
     import hashlib
     from pathlib import Path
 
