@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -189,6 +190,7 @@ def pyramid_model(size: PyramidSize, pose: str) -> FigureModel:
     return FigureModel(f"pyramid-{size.value}-flat", tipped, edges, base, 360.0, faces)
 
 
+@lru_cache(maxsize=4)
 def die_model(side_mm: float = DIE_MM) -> FigureModel:
     """A die: a cube standing on its bottom face."""
     half = side_mm / 2
@@ -205,10 +207,11 @@ DEFAULT_PAWN_PROFILE: tuple[tuple[float, float], ...] = (
 )
 
 
+@lru_cache(maxsize=16)
 def pawn_model(profile: tuple[tuple[float, float], ...] = DEFAULT_PAWN_PROFILE, height_mm: float | None = None,
                base_mm: float | None = None, segments: int = 24) -> FigureModel:
     """A pawn as a body of revolution from (radius, height) rings, scaled to ``height_mm`` tall and
-    ``base_mm`` across its foot when given (a profile learned in teach)."""
+    ``base_mm`` across its foot when given (a profile learned in teach). Built once per set of arguments."""
     prof = np.asarray(profile, dtype=np.float64).copy()
     if height_mm:
         prof[:, 1] *= height_mm / prof[:, 1].max()

@@ -52,6 +52,7 @@ _SPLIT_IOU = 0.68  # below this overlap no single model explains a blob: try cut
 _OBSTRUCTION_MM2 = 3000.0  # a blob bigger than any group of figures: a hand, an arm, a box
 _NEAR_MM = 2.5
 _NOISE_SUPPORT = 0.3  # below this (and nothing in front of it) a blob is not reported at all
+_PRINT_SUPPORT = 0.6  # the same for a blob lying over the sheet's print
 _OTHER_COLOUR = 60.0  # BGR distance from a big region's own colours beyond which a pixel may be a figure's
 _MIN_HIDDEN_MM2 = 40.0  # the smallest visible part of a figure under a hand worth reporting
 _MIN_FIGURE_MM2 = 100.0  # a die's top face is 161 mm2, a Small's base 204 mm2: less is a scrap of something
@@ -158,25 +159,22 @@ def _support_height(search: FigureSearch, x: float, y: float) -> float:
 
 def _supports(occupied: list[_Occupied], camera_mm: np.ndarray | None) -> list[Support]:
     """The tiles and coins as the camera sees them on the table plane: a prism whose top is displaced by
-    parallax."""
+    parallax (all corners projected at once)."""
+    if not occupied:
+        return []
+    pts = np.vstack([occ.polygon for occ in occupied])
+    heights = np.concatenate([np.full(len(occ.polygon), occ.top_h) for occ in occupied])
+    low = to_table_plane(np.column_stack([pts, np.zeros(len(pts))]), camera_mm)
+    high = to_table_plane(np.column_stack([pts, heights]), camera_mm)
     out = []
+    start = 0
     for occ in occupied:
-        low = to_table_plane(np.column_stack([occ.polygon, np.zeros(len(occ.polygon))]), camera_mm)
-        high = to_table_plane(np.column_stack([occ.polygon, np.full(len(occ.polygon), occ.top_h)]), camera_mm)
-        seen = cv2.convexHull(np.vstack([low, high]).astype(np.float32)).reshape(-1, 2).astype(np.float64)
-        out.append(Support(seen, high, occ.top_h, occ.round))
+        end = start + len(occ.polygon)
+        both = np.vstack([low[start:end], high[start:end]]).astype(np.float32)
+        seen = cv2.convexHull(both).reshape(-1, 2).astype(np.float64)
+        out.append(Support(seen, high[start:end], occ.top_h, occ.round, bare=occ.round and occ.sure))
+        start = end
     return out
-
-
-def _inside_a_sure_coin(search: FigureSearch, blob: Blob, supports: list[Support]) -> bool:
-    """Whether a blob is just a coin read surely (its whole face seen: nothing stands on it)."""
-    for occ, sup in zip(search.occupied, supports, strict=True):
-        if not (occ.round and occ.sure):
-            continue
-        poly = sup.seen_mm.astype(np.float32).reshape(-1, 1, 2)
-        if all(cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -1.5 for x, y in blob.hull_mm):
-            return True
-    return False
 
 
 def find_figures(
@@ -204,10 +202,9 @@ def find_figures(
     timings["view"] = 1000.0 * (time.process_time() - start)
     occupied = _occupied_list(occupied_mm, profile)
     supports = _supports(occupied, calibration.camera_position_mm())
-    sure_coins = [sup.seen_mm for occ, sup in zip(occupied, supports, strict=True) if occ.round and occ.sure]
     sheet = sheet_in_view(view, calibration)
     timings["sheet check"] = 1000.0 * (time.process_time() - start) - timings["view"]
-    blobs = segment(view, sheet=sheet, supports=supports, skip_inside=sure_coins)
+    blobs = segment(view, sheet=sheet, supports=supports)
     fits_start = time.process_time()
     obstructions = [b.hull_mm for b in blobs if b.area_mm2 > _OBSTRUCTION_MM2]
     colours = getattr(profile, "pyramid_colors", None) if profile is not None else None
@@ -230,8 +227,6 @@ def find_figures(
             continue
         if blob.area_mm2 < _MIN_FIGURE_MM2 and not _near_obstruction(search, blob.hull_mm):
             continue  # smaller than any whole figure seen from anywhere, and nothing hides the rest of it
-        if _inside_a_sure_coin(search, blob, supports):
-            continue
         found = _explain(search, blob, depth=0, crop=search.crop_for(blob.hull_mm))
         if blob.area_mm2 > _UNEXPLAINED_MM2 and _explained_share(search, blob, found) < 0.6:
             # Much of the region is no figure: something else lies there (fingertips, a box, a sleeve whose
@@ -263,6 +258,17 @@ def _explained_share(search: FigureSearch, blob: Blob, found: list[DetectedPiece
     cover = cv2.dilate(cover, np.ones((3, 3), np.uint8))  # outlines on the table plane miss raised parts' rims
     mask = blob.mask.astype(bool)
     return float((cover.astype(bool) & mask).sum() / max(mask.sum(), 1))
+
+
+def _on_print(search: FigureSearch, blob: Blob) -> float:
+    """The share of a blob lying on or right next to the calibration sheet's print (0 without the sheet)."""
+    fields = search.view.fields
+    if fields is None or fields.sheet is None or blob.mask is None:
+        return 0.0
+    x, y, w, h = blob.box
+    near = fields.sheet.ink_band[y : y + h, x : x + w]
+    mask = blob.mask[: near.shape[0], : near.shape[1]].astype(bool)
+    return float((near[mask] > 0).mean()) if mask.any() else 0.0
 
 
 def _hidden_next_to(search: FigureSearch, piece: DetectedPiece) -> DetectedPiece:
@@ -366,7 +372,7 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
             # nobody mentioned) shows as what is none of the region's main colours
             other = [p for part in _off_colour_parts(search, blob) if part.area_mm2 < blob.area_mm2 * 0.8
                      for p in _explain(search, part, 2, crop)]
-            if other and (not out or any(not p.uncertain for p in other)):
+            if any(not p.uncertain for p in other):
                 out = other
         if out:
             return out
@@ -392,6 +398,8 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
         support = _outline_support(best)
         if support < _NOISE_SUPPORT or (colourless and support < _MIN_SUPPORT):
             return []
+        if support < _PRINT_SUPPORT and _on_print(search, blob) > 0.25:
+            return []  # over the sheet's print and poorly outlined: print the prediction missed (text, a smudge)
     return [piece]
 
 

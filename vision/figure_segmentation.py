@@ -140,6 +140,7 @@ class Support:
     top_mm: np.ndarray
     top_h: float
     round: bool
+    bare: bool = False  # a coin read surely: its whole face shows, nothing stands on it (it is left out)
 
 
 # ----------------------------------------------------------------------------------------------------- the view
@@ -172,35 +173,51 @@ def table_view(image_bgr: np.ndarray, calibration: Calibration, rectified: Any =
             factor = _MAX_DETECT_PX_PER_MM / p
             img = cv2.resize(img, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
             p = img.shape[1] / (bounds[2] - bounds[0])
-        valid = cv2.transform(img, np.ones((1, 3), np.float32)) > 0  # not the warp's black border (a fast max > 0)
+        valid = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) > 0  # not the warp's black border
         return TableView(img, bounds, p, valid)
     warp = _view_maker(calibration)
     rect = warp.rectify(image_bgr)
     return TableView(rect.image, rect.bounds_mm, rect.px_per_mm, warp.valid)
 
 
-def _coarse_size(view: TableView) -> tuple[int, int]:
+def _level_size(view: TableView, scale: float) -> tuple[int, int]:
+    """Size of the view resampled by ``scale`` (< 1): whole blocks when 1 / scale is a whole number (OpenCV's
+    fast area mode; the view's last partial block is left out)."""
     h, w = view.image.shape[:2]
-    f = view.coarse_scale
-    return max(1, int(round(w * f))), max(1, int(round(h * f)))
+    k = 1.0 / scale
+    if abs(k - round(k)) < 1e-6:
+        k = int(round(k))
+        return max(1, w // k), max(1, h // k)
+    return max(1, int(round(w * scale))), max(1, int(round(h * scale)))
+
+
+def _shrunk(img: np.ndarray, scale: float, size: tuple[int, int]) -> np.ndarray:
+    """``img`` (at the view's scale) area-averaged to ``size`` at ``scale`` (whole blocks when possible)."""
+    k = 1.0 / scale
+    if abs(k - round(k)) < 1e-6:
+        k = int(round(k))
+        img = img[: size[1] * k, : size[0] * k]
+    return cv2.resize(img, size, interpolation=cv2.INTER_AREA)
 
 
 def _background_size(view: TableView) -> tuple[int, int]:
-    h, w = view.image.shape[:2]
-    f = view.background_scale
-    return max(1, int(round(w * f))), max(1, int(round(h * f)))
+    return _level_size(view, view.background_scale)
+
+
+def _coarse_size(view: TableView) -> tuple[int, int]:
+    return _level_size(view, view.coarse_scale)
 
 
 def _coarse_image(view: TableView) -> np.ndarray:
     if "coarse" not in view.extra:
-        view.extra["coarse"] = cv2.resize(view.image, _coarse_size(view), interpolation=cv2.INTER_AREA)
+        view.extra["coarse"] = _shrunk(view.image, view.coarse_scale, _coarse_size(view))
     return view.extra["coarse"]
 
 
 def _coarse_valid(view: TableView) -> np.ndarray:
     """Coarse pixels wholly inside what the frame sees, off the warp's border (mixed with its black)."""
     if "coarse_valid" not in view.extra:
-        whole = cv2.resize(view.valid.astype(np.float32), _coarse_size(view), interpolation=cv2.INTER_AREA) > 0.99
+        whole = _shrunk(view.valid.astype(np.float32), view.coarse_scale, _coarse_size(view)) > 0.99
         view.extra["coarse_valid"] = cv2.erode(whole.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
     return view.extra["coarse_valid"]
 
@@ -372,6 +389,7 @@ class _Fields:
     sheet: _SheetMaps | None
     tiles: list[_Tile]
     tile_index: np.ndarray | None
+    left_out: np.ndarray | None = None  # coarse-level map of the tiles and bare coins (no figures there)
 
 
 def _disc_mm(centre: np.ndarray, radius: float) -> np.ndarray:
@@ -423,21 +441,28 @@ def _tiles(view: TableView, supports: list[Support], small: np.ndarray) -> list[
 def _fields(view: TableView, sheet: SheetLayout | None, supports: list[Support], background_mm: float) -> _Fields:
     small = _coarse_image(view)
     size_b = _background_size(view)
-    img = cv2.resize(small, size_b, interpolation=cv2.INTER_AREA).astype(np.float32)
-    usable_f = cv2.resize(_coarse_valid(view).astype(np.float32), size_b, interpolation=cv2.INTER_AREA)
+    to_b = view.background_scale / view.coarse_scale  # background pixels per coarse pixel (1/2)
+    img = _shrunk(small, to_b, size_b).astype(np.float32)
+    usable_f = _shrunk(_coarse_valid(view).astype(np.float32), to_b, size_b)
     tiles = _tiles(view, supports, small)
-    tile_index = None
-    if tiles:
-        tile_index = np.zeros(small.shape[:2], np.uint8 if len(tiles) < 255 else np.int32)
+    tile_index = left_out = None
+    bare = [sup for sup in supports if sup.round and sup.bare]
+    if tiles or bare:
+        tile_index = np.zeros(small.shape[:2], np.uint8 if len(tiles) < 254 else np.int32)
         for k, tile in enumerate(tiles):
             _fill(tile_index, tile.support.seen_mm, view, view.coarse_scale, k + 1)
-        usable_f = cv2.min(usable_f, cv2.resize((tile_index == 0).astype(np.float32), size_b,
-                                                interpolation=cv2.INTER_AREA))
+        left_out = tile_index > 0
+        if bare:
+            coins = np.zeros(small.shape[:2], np.uint8)
+            for coin in bare:
+                _fill(coins, coin.seen_mm, view, view.coarse_scale, 1)
+            left_out |= coins.astype(bool)
+        usable_f = cv2.min(usable_f, _shrunk((~left_out).astype(np.float32), to_b, size_b))
     usable = usable_f > 0.99
     size = background_mm * _BACKGROUND_PX_PER_MM
     if sheet is None:
         table = _robust_mean(img, usable, size)
-        return _Fields(table, table, np.zeros(3, np.float32), None, tiles, tile_index)
+        return _Fields(table, table, np.zeros(3, np.float32), None, tiles, tile_index, left_out)
     maps = _maps_for(view, sheet)
     table = _robust_mean(img, usable & (maps.cover_background < 0.01), size)
     # paper pixels wholly inside the paper and off the print (8 mm pixels: a registration error of a millimetre or
@@ -453,7 +478,7 @@ def _fields(view: TableView, sheet: SheetLayout | None, supports: list[Support],
         ink_bgr = np.float32(0.15) * np.median(paper[paper_px], axis=0)
     else:
         ink_bgr = np.full(3, 30, np.float32)
-    return _Fields(table, paper, ink_bgr, maps, tiles, tile_index)
+    return _Fields(table, paper, ink_bgr, maps, tiles, tile_index, left_out)
 
 
 # ----------------------------------------------------------------------------------------------------- foreground
@@ -505,15 +530,13 @@ def _upsampled(field_img: np.ndarray, view: TableView, box: tuple[int, int, int,
 
 def segment(view: TableView, *, sheet: SheetLayout | None = None, supports: list[Support] | None = None,
             background_mm: float = 70.0, chroma_min: float = 0.07, darker_log: float = -0.75,
-            brighter_log: float = 0.12, min_area_mm2: float = 60.0,
-            skip_inside: list[np.ndarray] | None = None) -> list[Blob]:
+            brighter_log: float = 0.12, min_area_mm2: float = 60.0) -> list[Blob]:
     """The blobs of foreground in the view (see the module docstring); sets ``view.fields``.
 
     ``chroma_min``: chromaticity distance (normalised rgb) that counts as a piece; ``darker_log`` /
     ``brighter_log``: log lightness ratios beyond which a grey difference counts (a shadow is rarely darker
     than exp(-0.75) = 0.47 of the lit table). ``sheet``: the calibration sheet lying there (see
-    :func:`sheet_in_view`). ``supports``: tiles and coins handed in. ``skip_inside``: polygons (mm) a region
-    wholly inside of which is not looked at closer (a coin read surely: nothing stands on it)."""
+    :func:`sheet_in_view`). ``supports``: tiles and coins handed in (tiles and bare coins are left out)."""
     clock = _Clock(view.extra.setdefault("timings_ms", {}))
     thresholds = (chroma_min, darker_log, brighter_log)
     fields = _fields(view, sheet, list(supports or ()), background_mm)
@@ -533,8 +556,8 @@ def segment(view: TableView, *, sheet: SheetLayout | None = None, supports: list
     paper_c = _upsampled(fields.paper, view, whole, fc) if fields.sheet is not None else None
     chroma, light = _evidence(small, table_c, paper_c, fields.ink_bgr, maps, thresholds)
     bad = _badness(chroma, light, *thresholds)
-    if fields.tile_index is not None:  # inside a tile, only around coins, against the tile's own colour
-        bad[fields.tile_index > 0] = 0.0
+    if fields.left_out is not None:  # inside a tile only around coins, against the tile's own colour
+        bad[fields.left_out] = 0.0
         for tile in tiles:
             if tile.keep:
                 _tile_evidence(bad, small, tile, view, fc, (0, 0), coarse_look=True)
@@ -547,10 +570,12 @@ def segment(view: TableView, *, sheet: SheetLayout | None = None, supports: list
     compact = np.zeros(count, bool)
     compact[np.unique(labels[core])] = True
     clock.tick("first look")
-    skip_polys = [np.asarray(poly, np.float32).reshape(-1, 1, 2) for poly in (skip_inside or ())]
     # 2. a closer look at the view's resolution where something may be
     tile_lo = np.array([view.to_px(t.box_mm[0]) for t in tiles]).reshape(-1, 2) - 1
     tile_hi = np.array([view.to_px(t.box_mm[1]) for t in tiles]).reshape(-1, 2) + 1
+    bare = [sup for sup in (supports or ()) if sup.round and sup.bare]
+    coin_lo = np.array([view.to_px(c.seen_mm.min(axis=0)) for c in bare]).reshape(-1, 2) - 1
+    coin_hi = np.array([view.to_px(c.seen_mm.max(axis=0)) for c in bare]).reshape(-1, 2) + 1
     h, w = view.image.shape[:2]
     pad = int(math.ceil(3 * view.px_per_mm))
     blobs: list[Blob] = []
@@ -561,13 +586,6 @@ def segment(view: TableView, *, sheet: SheetLayout | None = None, supports: list
         corners = np.array([[cx, cy], [cx + cw, cy], [cx, cy + ch], [cx + cw, cy + ch]], float) - 0.5
         corners_px = (corners + 0.5) / fc - 0.5
         mine = (labels[cy : cy + ch, cx : cx + cw] == label).astype(np.uint8)
-        if skip_polys:
-            ys, xs = np.nonzero(raw[cy : cy + ch, cx : cx + cw] & mine)
-            at_mm = view.to_mm((np.column_stack([xs + cx, ys + cy]) + 0.5) / fc - 0.5)
-            # within a coin pixel's reach (4 mm) of the coin: the coin itself
-            if len(at_mm) and any(all(cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -2.5 for x, y in at_mm)
-                                  for poly in skip_polys):
-                continue
         x0 = max(int(math.floor(corners_px[:, 0].min())) - pad, 0)
         y0 = max(int(math.floor(corners_px[:, 1].min())) - pad, 0)
         x1 = min(int(math.ceil(corners_px[:, 0].max())) + pad, w)
@@ -590,6 +608,11 @@ def segment(view: TableView, *, sheet: SheetLayout | None = None, supports: list
         for k in np.nonzero((tile_lo[:, 0] < x1) & (tile_lo[:, 1] < y1) & (tile_hi[:, 0] > x0)
                             & (tile_hi[:, 1] > y0))[0]:
             _tile_evidence(bad, img, tiles[k], view, 1.0, (x0, y0), coarse_look=False)
+        for k in np.nonzero((coin_lo[:, 0] < x1) & (coin_lo[:, 1] < y1) & (coin_hi[:, 0] > x0)
+                            & (coin_hi[:, 1] > y0))[0]:
+            covered = np.zeros(bad.shape, np.uint8)
+            _fill(covered, bare[k].seen_mm, view, 1.0, 1, (x0, y0))
+            bad[covered.astype(bool)] = 0.0
         fg = ((bad > 1.0) & _fine_valid(view)[y0:y1, x0:x1] & own).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
         blobs.extend(_blobs_in(view, fg, x0, y0, min_area_mm2))
