@@ -153,13 +153,14 @@ _NO_POLYGON = np.zeros((0, 2))
 def refine_pose(crop: FrameCrop, calibration: Calibration | Projector, model: FigureModel, pose, base_h: float = 0.0,
                 iterations: int = 7, reach_px: float = 6.0, spacing_px: float = 1.5, min_strength: float = 10.0,
                 fixed_angle: bool = False, inner_weight: float = 0.0, ignore_px: np.ndarray | None = None,
-                max_per_edge: int = 16, contrast_share: float = 0.0) -> EdgeFit:
+                max_per_edge: int = 16, contrast_share: float = 0.0, grow_centre_px: float = 0.0,
+                grow_weight: float = 0.05) -> EdgeFit:
     """Sub-pixel pose from the silhouette edges in ``crop`` (see the module docstring). ``min_strength``: the
     colour step per pixel (0-255 units, as a vector) below which a sample has no edge. The outside colour for
     the polarity test is the crop's background (the table without pieces). ``ignore_px``: a convex polygon of
     frame pixels (a touching neighbour) whose edges say nothing about this piece. ``max_per_edge``: a cap on
-    the samples of one edge; ``contrast_share``: the edge threshold of faint pieces (both: see
-    :func:`vision.figure_kernels.refine_pose`)."""
+    the samples of one edge; ``contrast_share``: the edge threshold of faint pieces; ``grow_centre_px`` /
+    ``grow_weight``: the prior on the even outline offset (all: see :func:`vision.figure_kernels.refine_pose`)."""
     proj = projector_for(calibration)
     pose = np.asarray(pose, dtype=np.float64)
     # which creases show: decided once (a pose change of a few pixels does not turn a face)
@@ -168,7 +169,8 @@ def refine_pose(crop: FrameCrop, calibration: Calibration | Projector, model: Fi
     out_pose, stats, outline = kern.refine_pose(
         crop.image, crop.background, crop.origin, model.points, not model.faces, crease_arr, pose, float(base_h),
         proj.packed, 2 if fixed_angle else 3, float(inner_weight), int(iterations), float(reach_px),
-        float(spacing_px), float(min_strength), _MAX_GROW_PX, ignore, int(max_per_edge), float(contrast_share))
+        float(spacing_px), float(min_strength), _MAX_GROW_PX, ignore, int(max_per_edge), float(contrast_share),
+        float(grow_centre_px), float(grow_weight))
     support, rms, count, converged, grow, crease_support = (float(v) for v in stats)
     return EdgeFit((float(out_pose[0]), float(out_pose[1]), float(out_pose[2])), support, rms, int(count), outline,
                    bool(converged), grow, crease_support)

@@ -175,6 +175,12 @@ def _clip_area(subject, clip):
 
 
 @njit(cache=True)
+def intersection_area(a, b):
+    """Area of the intersection of two convex polygons."""
+    return _clip_area(a, b)
+
+
+@njit(cache=True)
 def convex_iou(a, b):
     """Intersection over union of two convex polygons."""
     area_a = abs(area_centroid(a)[0])
@@ -392,7 +398,8 @@ def _solve(a, b):
 # ----------------------------------------------------------------------------------------------------- edge fit
 @njit(cache=True)
 def refine_pose(img, background, origin, points, revolution, creases, pose0, base_h, p, n_params, inner_weight,
-                iterations, reach_px, spacing_px, min_strength, max_grow_px, ignore, max_per_edge, contrast_share):
+                iterations, reach_px, spacing_px, min_strength, max_grow_px, ignore, max_per_edge, contrast_share,
+                grow_centre, grow_weight):
     """The sub-pixel pose from the silhouette edges (see :func:`vision.figure_fit.refine_pose`).
 
     ``img`` / ``background``: float32 crops (the lightly smoothed frame, and the table's colour without pieces
@@ -404,12 +411,13 @@ def refine_pose(img, background, origin, points, revolution, creases, pose0, bas
     up is located as well by a few dozen well spread samples as by hundreds). ``contrast_share``: where the
     piece's colour differs from the table's by less than ``min_strength / contrast_share``, a step of that
     share of the difference per pixel already counts as an edge (a faint or blurred piece), but never less
-    than 4.
+    than 4. ``grow_centre`` / ``grow_weight``: a prior on the even outline offset (pixels; its weight as a
+    share of the edges' total weight).
 
     Returns ``(pose (3,), stats (6,) = support, rms, count, converged, grow, crease_support, outline (k, 2))``.
     """
     pose = pose0.copy()
-    grow = 0.0
+    grow = grow_centre
     converged = False
     reach = reach_px
     n_cre = creases.shape[0]
@@ -597,9 +605,9 @@ def refine_pose(img, background, origin, points, revolution, creases, pose0, bas
                     ata[r, q] += w * jr * jq
         if wsum < n_params * 3:
             break
-        prior = 0.05 * wsum  # a weak prior keeps ``grow`` near 0 when few edges are seen
+        prior = grow_weight * wsum  # keeps ``grow`` near its expected value when few edges are seen
         ata[npar - 1, npar - 1] += prior
-        atb[npar - 1] -= prior * grow
+        atb[npar - 1] -= prior * (grow - grow_centre)
         for r in range(npar):
             ata[r, r] += 1e-6
         delta = _solve(ata, atb)

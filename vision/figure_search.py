@@ -25,8 +25,9 @@ import cv2
 import numpy as np
 
 from calibration.table_calibration import Calibration
-from rules.pieces import COIN_MM, TILE_MM, Kind, PyramidPose
+from rules.pieces import COIN_MM, TILE_MM, Kind, PyramidPose, PyramidSize
 from vision.figure_fit import CoarseFit, EdgeFit, FrameCrop, coarse_pose, frame_crop, polish_pose, refine_pose
+from vision.figure_kernels import intersection_area
 from vision.figure_models import FigureModel, die_model, pawn_model, silhouette_mm, to_table_plane
 from vision.figure_projection import Projector
 from vision.figure_segmentation import (
@@ -57,7 +58,13 @@ _OTHER_COLOUR = 60.0  # BGR distance from a big region's own colours beyond whic
 _MIN_HIDDEN_MM2 = 40.0  # the smallest visible part of a figure under a hand worth reporting
 _MIN_FIGURE_MM2 = 100.0  # a die's top face is 161 mm2, a Small's base 204 mm2: less is a scrap of something
 _UNEXPLAINED_MM2 = 600.0  # a region this big that the fitted figures do not cover is something else
+_GROW_FLOOR_PX = -0.2  # an outline seen this far inside the model's is still plausible (noise)
+_SHRINK_PENALTY = 0.4  # score lost per pixel beyond that
 _RIVAL_MARGIN = 0.15  # candidates scoring this close to the best get the full sub-pixel fit too
+_MIN_MARGIN = 0.05  # the score the best model must lead its rival (size or pose) by
+_SMALL_MARGIN = 0.15  # ... plus up to this for pieces only a few pixels across
+_FEW_PX = 24.0  # a base narrower than this many pixels needs the extra margin
+_SHRUNK_PX = -0.6  # an outline seen this far inside the model's: the piece is smaller than the model
 _CROP_MARGIN_MM = 12.0  # the frame read around a region: the edge search's reach and the multi-start offsets
 
 
@@ -72,11 +79,15 @@ class _Candidate:
     @property
     def score(self) -> float:
         """How well the model explains what is seen: edges on its outline, on the creases it shows inside
-        (a die's top face, a pyramid's ridges; a pawn has none and counts its outline twice), the overlap."""
+        (a die's top face, a pyramid's ridges; a pawn has none and counts its outline twice), the overlap; less
+        when the outline seen lies inside the model's (a negative ``grow``: blur, rims and bevels only ever
+        widen what is seen, so the model is too big -- the mistake that reads a Small as a Medium)."""
         if self.fit is None:
             return -1.0
         creases = self.fit.crease_support if self.model.faces else self.fit.support
-        return self.fit.support + 0.5 * creases - 0.15 * min(self.fit.rms_px, 2.0) + 0.3 * self.coarse.iou
+        shrunk = max(0.0, _GROW_FLOOR_PX - self.fit.grow_px)
+        return (self.fit.support + 0.5 * creases - 0.15 * min(self.fit.rms_px, 2.0) + 0.3 * self.coarse.iou
+                - _SHRINK_PENALTY * shrunk)
 
 
 @dataclass
@@ -319,6 +330,18 @@ def _fit_candidates(search: FigureSearch, blob: Blob, crop: FrameCrop, top: int 
             if cand.kind == "die" or (cand.kind == "pawn" and _outline_support(cand) < 0.6):
                 fits = [cand.fit] + [_refit(search, crop, cand, start, quick=True) for start in _starts(search, cand)]
                 cand.fit = max(fits, key=lambda f: f.support + f.crease_support - 0.15 * min(f.rms_px, 2.0))
+    # The pyramids that differ from the best by one size step or by the pose are its likeliest confusions (their
+    # outlines overlap the blob nearly as well): always weigh them too
+    if chosen and chosen[0].kind == "pyramid" or any(c.kind == "pyramid" for c in chosen):
+        lead = max((c for c in chosen if c.kind == "pyramid"), key=lambda c: c.score)
+        have = {c.model.name for c in chosen}
+        for model in _pyramid_neighbours(lead.model):
+            if model.name in have:
+                continue
+            cand = next(c for c in cands if c.model.name == model.name)
+            cand.coarse = polish_pose(blob.hull_mm, cand.model, search.camera_mm, cand.coarse, cand.base_h)
+            cand.fit = _refit(search, crop, cand, cand.coarse.pose, quick=True)
+            chosen.append(cand)
     # The sub-pixel fit (every edge sample, fine steps) for the best and the rivals close to it; the others were
     # ranked by a quick fit (a third of the samples, coarse steps)
     best = max(c.score for c in chosen) if chosen else 0.0
@@ -327,6 +350,40 @@ def _fit_candidates(search: FigureSearch, blob: Blob, crop: FrameCrop, top: int 
             cand.fit = _refit(search, crop, cand, cand.fit.pose)
     chosen.sort(key=lambda c: -c.score)
     return chosen
+
+
+def _beside(parts: list[DetectedPiece], single: _Candidate) -> bool:
+    """Whether a piece read surely in a part of a blob lies mostly outside the outline of the one piece fitted to
+    the whole blob (then the cut found a second piece, not a piece cut in two)."""
+    if single.fit is None:
+        return True
+    outline = np.ascontiguousarray(single.fit.outline_px, np.float64)
+    for piece in parts:
+        if piece.uncertain or piece.outline_px is None:
+            continue
+        own = np.ascontiguousarray(piece.outline_px, np.float64)
+        area = abs(cv2.contourArea(own.astype(np.float32)))
+        if area > 0 and intersection_area(own, outline) < 0.5 * area:
+            return True
+    return False
+
+
+def _clearly_better(parts: list[DetectedPiece], single: _Candidate, by: float = 0.05) -> bool:
+    """Whether pieces found in the parts of a blob explain it clearly better than one piece does: two or more
+    read surely, each outlined better than the single piece by ``by``."""
+    sure = [p for p in parts if not p.uncertain]
+    return len(sure) >= 2 and len(sure) == len(parts) and min(p.confidence for p in sure) > _outline_support(
+        single) + by
+
+
+def _pyramid_neighbours(model: FigureModel) -> list[FigureModel]:
+    """The pyramid models one size step away (same pose) and of the same size in the other pose."""
+    size, pose = model_size_pose(model)
+    sizes = list(PyramidSize)
+    k = sizes.index(size)
+    out = [PYRAMID_MODELS[(sizes[j], pose)] for j in (k - 1, k + 1) if 0 <= j < len(sizes)]
+    other = PyramidPose.FLAT if pose is PyramidPose.UPRIGHT else PyramidPose.UPRIGHT
+    return out + [PYRAMID_MODELS[(size, other)]]
 
 
 def _refit(search: FigureSearch, crop: FrameCrop, cand: _Candidate, start, quick: bool = False) -> EdgeFit:
@@ -367,6 +424,9 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
         if len(parts) > 1:
             for part in parts:
                 out.extend(_explain(search, part, depth + 1, crop))
+            if (_outline_support(best) >= _MIN_SUPPORT and not _beside(out, best)
+                    and not _clearly_better(out, best)):
+                out = []  # one piece explains it passably and the cut found nothing beside it: a ragged blob
         if blob.area_mm2 > _UNEXPLAINED_MM2 and all(p.uncertain for p in out):
             # bigger than a few figures and still unexplained: a figure on something of another colour (a tile
             # nobody mentioned) shows as what is none of the region's main colours
@@ -383,8 +443,7 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
         parts = split_by_colour(search.view, blob, min_part_mm2=_MIN_FIGURE_MM2)
         if len(parts) > 1:
             out = [p for part in parts for p in _explain(search, part, depth + 1, crop)]
-            sure = [p for p in out if not p.uncertain]
-            if len(sure) >= 2 and min(p.confidence for p in sure) > best.fit.support + 0.1:
+            if _clearly_better(out, best, by=0.1):
                 return out
     if best.coarse.iou < 0.45 and (best.fit is None or best.fit.support < _SURE_SUPPORT):
         # nothing like a figure (a scrap of shadow, a printed mark); a clearly outlined figure whose blob is only
@@ -445,10 +504,12 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         size, pose = model_size_pose(best.model)
         rival = next((c for c in others if c.kind == "pyramid" and c.fit is not None
                       and model_size_pose(c.model) != (size, pose)), None)
-        if rival is not None and rival.score > best.score - 0.05:
+        if rival is not None and rival.score > best.score - _rival_margin(search, best):
             r_size, r_pose = model_size_pose(rival.model)
             what = "size" if r_pose == pose else "pose" if r_size == size else "size and pose"
             reasons.append(f"{what} unclear: {size.value} {pose.value} or {r_size.value} {r_pose.value}")
+        elif fit.grow_px < _SHRUNK_PX:
+            reasons.append(f"size unclear: the outline seen is smaller than a {size.value}'s")
         seen = _inside_pixels(search.image, fit.outline_px)
         if len(seen):
             background = np.median(search.background_at(fit.outline_px), axis=0)
@@ -496,6 +557,18 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         **fields,
     )
     return piece
+
+
+def _rival_margin(search: FigureSearch, best: _Candidate) -> float:
+    """How much better than the runner-up (another size or pose) the best must score to be sure: more for a
+    piece only a few pixels across (a Small far away), where one pixel of outline is a size step."""
+    x, y = best.fit.pose[:2]
+    try:
+        ppm = search.calibration.px_per_mm_at(np.array([x, y]))
+    except (ValueError, np.linalg.LinAlgError):
+        ppm = 2.0
+    base_px = model_size_pose(best.model)[0].base_mm * ppm
+    return _MIN_MARGIN + _SMALL_MARGIN * float(np.clip((_FEW_PX - base_px) / 10.0, 0.0, 1.0))
 
 
 def _outline_support(cand: _Candidate) -> float:
