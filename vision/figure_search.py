@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -65,6 +65,8 @@ _MIN_MARGIN = 0.05  # the score the best model must lead its rival (size or pose
 _SMALL_MARGIN = 0.15  # ... plus up to this for pieces only a few pixels across
 _FEW_PX = 24.0  # a base narrower than this many pixels needs the extra margin
 _SHRUNK_PX = -0.6  # an outline seen this far inside the model's: the piece is smaller than the model
+_TOUCH_PX = 3.0  # outlines this close (frame pixels) blur into each other: refit without the shared side
+_IGNORE_GROW_PX = 2.5  # the neighbour's outline grown by this is where edges say nothing about a piece
 _CROP_MARGIN_MM = 12.0  # the frame read around a region: the edge search's reach and the multi-start offsets
 
 
@@ -104,6 +106,7 @@ class FigureSearch:
     obstructions: list[np.ndarray]  # hulls (mm) of big non-piece regions
     pyramid_colors: tuple[str, ...] | None
     projector: Projector
+    fitted: dict[int, _Candidate] = field(default_factory=dict)  # id(piece reported) -> the fit it came from
 
     def background_at(self, pixels: np.ndarray) -> np.ndarray:
         """The table's colour (without pieces) seen at frame pixels, from the view's background estimate."""
@@ -244,6 +247,7 @@ def find_figures(
             # colour the table shares elsewhere): whatever was fitted in or next to it cannot be trusted.
             search.obstructions.append(blob.hull_mm)
         pieces.extend(found)
+    pieces = _refit_touching(search, pieces)
     # a region found to hide things late in the loop also concerns the figures found before it
     pieces = [_hidden_next_to(search, p) for p in pieces]
     timings["fits"] = 1000.0 * (time.process_time() - fits_start)
@@ -251,6 +255,60 @@ def find_figures(
     if timings_ms is not None:
         timings_ms.update(timings)
     return pieces
+
+
+def _refit_touching(search: FigureSearch, pieces: list[DetectedPiece]) -> list[DetectedPiece]:
+    """Pieces touching or nearly touching another (within ``_TOUCH_PX``) are fitted again without the edges
+    next to their neighbour: across a gap of a pixel or two the two outlines blur into each other, and each
+    side's edge is pulled toward the other piece's (the pair read ~0.3 mm apart each)."""
+    fitted = [(k, p) for k, p in enumerate(pieces) if id(p) in search.fitted and p.outline_px is not None]
+    out = list(pieces)
+    for k, piece in fitted:
+        own = piece.outline_px.astype(np.float32).reshape(-1, 1, 2)
+        nearest, gap = None, _TOUCH_PX
+        for j, other in fitted:
+            if j == k:
+                continue
+            d = _polygon_gap(own, other.outline_px.astype(np.float32).reshape(-1, 1, 2))
+            if d < gap:
+                nearest, gap = other, d
+        if nearest is None:
+            continue
+        cand = search.fitted[id(piece)]
+        ignore = _grown(nearest.outline_px, _IGNORE_GROW_PX)
+        crop = search.crop_for(search.calibration.pixel_to_table(piece.outline_px), margin_mm=6.0)
+        fit = refine_pose(crop, search.projector, cand.model, cand.fit.pose, cand.base_h,
+                          fixed_angle=cand.kind == "pawn", inner_weight=1.0 if cand.kind == "die" else 0.0,
+                          contrast_share=0.2, max_per_edge=32, ignore_px=ignore)
+        moved = math.hypot(fit.pose[0] - cand.fit.pose[0], fit.pose[1] - cand.fit.pose[1])
+        if fit.support < _MIN_SUPPORT or moved > 1.0 or fit.samples < 8:
+            continue  # too little left to fit: keep the first reading
+        x, y, angle = fit.pose
+        if piece.kind is Kind.PYRAMID and piece.pose is PyramidPose.FLAT:
+            fields = dict(angle_deg=angle % 360.0, apex_deg=angle % 360.0)
+        elif piece.kind is Kind.PAWN:
+            fields = dict(angle_deg=0.0)
+        else:
+            fields = dict(angle_deg=angle % 90.0)
+        out[k] = replace(piece, x_mm=float(x), y_mm=float(y), outline_px=fit.outline_px, **fields)
+        search.fitted[id(out[k])] = cand
+    return out
+
+
+def _polygon_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """Distance between two convex polygons (0 when they overlap), pixels."""
+    da = min(-cv2.pointPolygonTest(b, (float(x), float(y)), True) for x, y in a.reshape(-1, 2))
+    db = min(-cv2.pointPolygonTest(a, (float(x), float(y)), True) for x, y in b.reshape(-1, 2))
+    return max(0.0, min(da, db))
+
+
+def _grown(polygon: np.ndarray, by: float) -> np.ndarray:
+    """A convex polygon pushed out by about ``by`` (each vertex away from the centroid)."""
+    poly = np.asarray(polygon, np.float64).reshape(-1, 2)
+    centre = poly.mean(axis=0)
+    d = poly - centre
+    r = np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+    return centre + d * (1.0 + by / r)
 
 
 def _explained_share(search: FigureSearch, blob: Blob, found: list[DetectedPiece]) -> float:
@@ -556,6 +614,7 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         height_mm=float(best.base_h),
         **fields,
     )
+    search.fitted[id(piece)] = best
     return piece
 
 
