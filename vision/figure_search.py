@@ -54,6 +54,7 @@ _OBSTRUCTION_MM2 = 3000.0  # a blob bigger than any group of figures: a hand, an
 _NEAR_MM = 2.5
 _NOISE_SUPPORT = 0.3  # below this (and nothing in front of it) a blob is not reported at all
 _PRINT_SUPPORT = 0.6  # the same for a blob lying over the sheet's print
+_FAINT_SUPPORT = 0.7  # a piece found by its edges alone must be outlined this well
 _OTHER_COLOUR = 60.0  # BGR distance from a big region's own colours beyond which a pixel may be a figure's
 _MIN_HIDDEN_MM2 = 40.0  # the smallest visible part of a figure under a hand worth reporting
 _MIN_FIGURE_MM2 = 100.0  # a die's top face is 161 mm2, a Small's base 204 mm2: less is a scrap of something
@@ -218,7 +219,7 @@ def find_figures(
     supports = _supports(occupied, calibration.camera_position_mm())
     sheet = sheet_in_view(view, calibration)
     timings["sheet check"] = 1000.0 * (time.process_time() - start) - timings["view"]
-    blobs = segment(view, sheet=sheet, supports=supports)
+    blobs = segment(view, sheet=sheet, supports=supports, faint="pyramid" in kinds)
     fits_start = time.process_time()
     obstructions = [b.hull_mm for b in blobs if b.area_mm2 > _OBSTRUCTION_MM2]
     colours = getattr(profile, "pyramid_colors", None) if profile is not None else None
@@ -241,7 +242,10 @@ def find_figures(
             continue
         if blob.area_mm2 < _MIN_FIGURE_MM2 and not _near_obstruction(search, blob.hull_mm):
             continue  # smaller than any whole figure seen from anywhere, and nothing hides the rest of it
-        found = _explain(search, blob, depth=0, crop=search.crop_for(blob.hull_mm))
+        if blob.faint:
+            found = _explain_faint(search, blob)
+        else:
+            found = _explain(search, blob, depth=0, crop=search.crop_for(blob.hull_mm))
         if blob.area_mm2 > _UNEXPLAINED_MM2 and _explained_share(search, blob, found) < 0.6:
             # Much of the region is no figure: something else lies there (fingertips, a box, a sleeve whose
             # colour the table shares elsewhere): whatever was fitted in or next to it cannot be trusted.
@@ -257,6 +261,28 @@ def find_figures(
     return pieces
 
 
+def _explain_faint(search: FigureSearch, blob: Blob) -> list[DetectedPiece]:
+    """A region found by its edges alone (see :func:`vision.figure_segmentation._faint_blobs`): a clear or white
+    pyramid on a calm surface. A clearly outlined fit is reported as usual; otherwise the piece is reported
+    uncertain rather than left out (a pyramid nobody sees would change the score)."""
+    crop = search.crop_for(blob.hull_mm)
+    cands = [c for c in _fit_candidates(search, blob, crop) if c.kind == "pyramid"]
+    if not cands:
+        return []
+    best = cands[0]
+    piece = _report(search, blob, best, cands[1:])
+    if best.fit is not None and best.fit.support >= _FAINT_SUPPORT:
+        return [piece]
+    centre = blob.hull_mm.mean(axis=0)
+    inside = best.fit is not None and math.hypot(piece.x_mm - centre[0], piece.y_mm - centre[1]) < 6.0
+    reasons = [r for r in (piece.reason or "").split("; ") if r and "outline unclear" not in r]
+    reasons.insert(0, "faint outline: a clear or white piece?")
+    colour = piece.color if piece.color in ("white", "clear") else "clear"
+    return [replace(piece, x_mm=piece.x_mm if inside else float(centre[0]),
+                    y_mm=piece.y_mm if inside else float(centre[1]), color=colour, uncertain=True,
+                    reason="; ".join(reasons), confidence=min(piece.confidence, 0.3))]
+
+
 def _refit_touching(search: FigureSearch, pieces: list[DetectedPiece]) -> list[DetectedPiece]:
     """Pieces touching or nearly touching another (within ``_TOUCH_PX``) are fitted again without the edges
     next to their neighbour: across a gap of a pixel or two the two outlines blur into each other, and each
@@ -266,8 +292,9 @@ def _refit_touching(search: FigureSearch, pieces: list[DetectedPiece]) -> list[D
     for k, piece in fitted:
         own = piece.outline_px.astype(np.float32).reshape(-1, 1, 2)
         nearest, gap = None, _TOUCH_PX
+        lo, hi = piece.outline_px.min(axis=0) - _TOUCH_PX, piece.outline_px.max(axis=0) + _TOUCH_PX
         for j, other in fitted:
-            if j == k:
+            if j == k or np.any(other.outline_px.max(axis=0) < lo) or np.any(other.outline_px.min(axis=0) > hi):
                 continue
             d = _polygon_gap(own, other.outline_px.astype(np.float32).reshape(-1, 1, 2))
             if d < gap:
@@ -393,20 +420,27 @@ def _fit_candidates(search: FigureSearch, blob: Blob, crop: FrameCrop, top: int 
     if chosen and chosen[0].kind == "pyramid" or any(c.kind == "pyramid" for c in chosen):
         lead = max((c for c in chosen if c.kind == "pyramid"), key=lambda c: c.score)
         have = {c.model.name for c in chosen}
+        lead_size, lead_pose = model_size_pose(lead.model)
         for model in _pyramid_neighbours(lead.model):
             if model.name in have:
                 continue
             cand = next(c for c in cands if c.model.name == model.name)
-            cand.coarse = polish_pose(blob.hull_mm, cand.model, search.camera_mm, cand.coarse, cand.base_h)
-            cand.fit = _refit(search, crop, cand, cand.coarse.pose, quick=True)
+            # another size in the same pose sits where the lead was fitted; the other pose starts from its own
+            # coarse placement
+            start = lead.fit.pose if model_size_pose(model)[1] is lead_pose else cand.coarse.pose
+            cand.fit = _refit(search, crop, cand, start, quick=True)
             chosen.append(cand)
     # The sub-pixel fit (every edge sample, fine steps) for the best and the rivals close to it; the others were
     # ranked by a quick fit (a third of the samples, coarse steps)
-    best = max(c.score for c in chosen) if chosen else 0.0
-    for cand in chosen:
-        if cand.score >= best - _RIVAL_MARGIN:
-            cand.fit = _refit(search, crop, cand, cand.fit.pose)
     chosen.sort(key=lambda c: -c.score)
+    if chosen:
+        best = chosen[0]
+        best.fit = _refit(search, crop, best, best.fit.pose)
+        rival = next((c for c in chosen[1:] if c.kind != "pyramid" or best.kind != "pyramid"
+                      or model_size_pose(c.model) != model_size_pose(best.model)), None)
+        if rival is not None and rival.score >= best.score - _RIVAL_MARGIN:
+            rival.fit = _refit(search, crop, rival, rival.fit.pose)
+        chosen.sort(key=lambda c: -c.score)
     return chosen
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -129,6 +129,7 @@ class Blob:
     contour_mm: np.ndarray  # (n, 2) outer contour, mm
     touches_edge: bool  # reaches the edge of what the camera sees
     mask: np.ndarray | None = None  # uint8 crop of the region (at ``box``)
+    faint: bool = False  # found by its edges alone (a clear or white piece passing the table's colour through)
 
 
 @dataclass(frozen=True)
@@ -530,13 +531,14 @@ def _upsampled(field_img: np.ndarray, view: TableView, box: tuple[int, int, int,
 
 def segment(view: TableView, *, sheet: SheetLayout | None = None, supports: list[Support] | None = None,
             background_mm: float = 70.0, chroma_min: float = 0.07, darker_log: float = -0.75,
-            brighter_log: float = 0.12, min_area_mm2: float = 60.0) -> list[Blob]:
+            brighter_log: float = 0.12, min_area_mm2: float = 60.0, faint: bool = False) -> list[Blob]:
     """The blobs of foreground in the view (see the module docstring); sets ``view.fields``.
 
     ``chroma_min``: chromaticity distance (normalised rgb) that counts as a piece; ``darker_log`` /
     ``brighter_log``: log lightness ratios beyond which a grey difference counts (a shadow is rarely darker
     than exp(-0.75) = 0.47 of the lit table). ``sheet``: the calibration sheet lying there (see
-    :func:`sheet_in_view`). ``supports``: tiles and coins handed in (tiles and bare coins are left out)."""
+    :func:`sheet_in_view`). ``supports``: tiles and coins handed in (tiles and bare coins are left out).
+    ``faint``: also look for pieces by their edges alone (:func:`_faint_blobs`: clear and white pyramids)."""
     clock = _Clock(view.extra.setdefault("timings_ms", {}))
     thresholds = (chroma_min, darker_log, brighter_log)
     fields = _fields(view, sheet, list(supports or ()), background_mm)
@@ -570,6 +572,7 @@ def segment(view: TableView, *, sheet: SheetLayout | None = None, supports: list
     compact = np.zeros(count, bool)
     compact[np.unique(labels[core])] = True
     clock.tick("first look")
+    faint_blobs = _faint_blobs(view, look, fields, min_area_mm2) if faint else []
     # 2. a closer look at the view's resolution where something may be
     tile_lo = np.array([view.to_px(t.box_mm[0]) for t in tiles]).reshape(-1, 2) - 1
     tile_hi = np.array([view.to_px(t.box_mm[1]) for t in tiles]).reshape(-1, 2) + 1
@@ -617,7 +620,7 @@ def segment(view: TableView, *, sheet: SheetLayout | None = None, supports: list
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
         blobs.extend(_blobs_in(view, fg, x0, y0, min_area_mm2))
     clock.tick("closer look")
-    return blobs
+    return blobs + faint_blobs
 
 
 class _Clock:
@@ -631,6 +634,62 @@ class _Clock:
         now = time.process_time()
         self.into[name] = self.into.get(name, 0.0) + 1000.0 * (now - self.last)
         self.last = now
+
+
+_FAINT_RATIO = 2.5  # edge energy this many times the table's own (over 12 mm) marks a faint piece
+_FAINT_MIN_MM2 = 60.0  # the core (eroded by 4 mm) of a Small seen from above
+_FAINT_MAX_MM2 = 1200.0  # bigger than the core of any pyramid seen from anywhere
+_CALM = 0.1  # a table whose own edge energy (relative gradient per pixel) is below this is calm
+
+
+def _faint_blobs(view: TableView, found: np.ndarray, fields: _Fields, min_area_mm2: float) -> list[Blob]:
+    """Pieces the colour look misses: a clear or white pyramid passes the table's colour through and differs
+    from it by a few per cent, but its outline and ridges catch the light. The local edge energy (gradient
+    magnitude relative to the brightness, at 2 mm and averaged over 4 mm cells) is compared with the table's
+    own (its robust mean over ``background_mm``: paper, laminate and cloth are calm, wood grain less so); a
+    compact region well above it that the colour look did not find is a candidate. The sheet's printed edges
+    and its paper edge, tiles and coins are left out. The model fit decides (a candidate no pyramid outlines
+    clearly is dropped: see :mod:`vision.figure_search`)."""
+    small = _coarse_image(view)
+    gray = cv2.cvtColor(view.image, cv2.COLOR_BGR2GRAY)
+    half = cv2.resize(gray, (gray.shape[1] // 2, gray.shape[0] // 2), interpolation=cv2.INTER_AREA).astype(np.float32)
+    mag = cv2.magnitude(cv2.Sobel(half, cv2.CV_32F, 1, 0), cv2.Sobel(half, cv2.CV_32F, 0, 1))
+    mag = cv2.divide(mag, cv2.max(cv2.blur(half, (9, 9)), 20.0))
+    cells = cv2.resize(mag, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_AREA)
+    usable = cv2.erode(_coarse_valid(view).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    if fields.sheet is not None:
+        usable &= (fields.sheet.ink_band_coarse == 0) & (fields.sheet.paper_band_coarse == 0)
+    if fields.left_out is not None:
+        usable &= ~cv2.dilate(fields.left_out.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    usable &= ~cv2.dilate(found, np.ones((3, 3), np.uint8)).astype(bool)
+    calm = cv2.merge([cells] * 3)
+    table = _robust_mean(calm, usable, 70.0 * _COARSE_PX_PER_MM)[..., 0]
+    ratio = cv2.blur(cells, (3, 3)) / np.maximum(table, 0.01)
+    # only on calm surfaces (paper, laminate, felt, cloth): on wood its own grain is as strong
+    raw = ((ratio > _FAINT_RATIO) & usable & (table < _CALM)).astype(np.uint8)
+    raw = cv2.erode(raw, np.ones((2, 2), np.uint8))  # a compact core, not a streak
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(raw, connectivity=8)
+    p2 = _COARSE_PX_PER_MM ** 2
+    out = []
+    fc = view.coarse_scale
+    h, w = view.image.shape[:2]
+    for label in range(1, count):
+        cx, cy, cw, ch, area = (int(v) for v in stats[label])
+        if area / p2 < _FAINT_MIN_MM2 or area / p2 > _FAINT_MAX_MM2:
+            continue
+        x0 = max(int((cx - 1 + 0.5) / fc - 0.5), 0)
+        y0 = max(int((cy - 1 + 0.5) / fc - 0.5), 0)
+        x1 = min(int((cx + cw + 1 + 0.5) / fc - 0.5) + 1, w)
+        y1 = min(int((cy + ch + 1 + 0.5) / fc - 0.5) + 1, h)
+        mine = cv2.dilate((labels[cy - 1 : cy + ch + 1, cx - 1 : cx + cw + 1] == label).astype(np.uint8),
+                          np.ones((3, 3), np.uint8))  # the core grown back
+        region = _resampled(mine, fc, (x0, y0, x1, y1), origin=(cx - 1, cy - 1), interpolation=cv2.INTER_NEAREST)
+        if not region.any():
+            continue
+        blob = blob_from_mask(view, label, region, x0, y0, False)
+        if blob is not None:
+            out.append(replace(blob, faint=True))
+    return out
 
 
 def _tile_evidence(bad: np.ndarray, img: np.ndarray, tile: _Tile, view: TableView, scale: float,
