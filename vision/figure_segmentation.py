@@ -391,6 +391,7 @@ class _Fields:
     tiles: list[_Tile]
     tile_index: np.ndarray | None
     left_out: np.ndarray | None = None  # coarse-level map of the tiles and bare coins (no figures there)
+    two_tone: _TwoTone | None = None  # a checked tablecloth's colour line
 
 
 def _disc_mm(centre: np.ndarray, radius: float) -> np.ndarray:
@@ -505,6 +506,82 @@ def _evidence(img: np.ndarray, table: np.ndarray, paper: np.ndarray | None, ink_
     return cv2.GaussianBlur(chroma, (0, 0), 0.7), cv2.GaussianBlur(light, (0, 0), 0.7)
 
 
+_BUSY_SHARE = 0.2  # a table this much of which differs from its own mean is patterned (checks, stripes)
+
+
+def _two_tone(small: np.ndarray, table: np.ndarray, bad: np.ndarray, valid: np.ndarray, fields: _Fields,
+              thresholds: tuple[float, float, float]) -> _TwoTone | None:
+    """The colour line of a checked or striped table (a gingham tablecloth), when the table is patterned: much
+    of it differs from its own local mean, and its chromaticities lie along one line (white to red; the
+    half-tone checks are their mix). None for a plain table."""
+    usable = valid.copy()
+    if fields.sheet is not None:
+        usable &= fields.sheet.cover_coarse < 0.01
+    if fields.left_out is not None:
+        usable &= ~fields.left_out
+    if usable.sum() < 200 or float((bad[usable] > 1.0).mean()) < _BUSY_SHARE:
+        return None
+    px = small[usable].astype(np.float64)
+    sums = px.sum(axis=1) + 3.0
+    c = px / sums[:, None]
+    mean = c.mean(axis=0)
+    _, sv, vt = np.linalg.svd(c - mean, full_matrices=False)
+    axis = vt[0]
+    t = (c - mean) @ axis
+    lo, hi = np.percentile(t, [2, 98])
+    if hi - lo < 0.06:  # the colours hardly differ: not a two-colour pattern
+        return None
+    # the lightness along the line (red checks are darker than white ones), against the local mean
+    rel = np.log(sums / (table[usable].sum(axis=1) + 3.0))
+    u = (t - lo) / (hi - lo)
+    slope, offset = np.polyfit(u, rel, 1)
+    residual = rel - (offset + slope * np.clip(u, 0.0, 1.0))
+    low, high = np.percentile(residual, [1, 99])  # the pattern's own spread of lightness is table too
+    model = _TwoTone(mean + axis * lo, mean + axis * hi, float(offset), float(slope), float(low), float(high))
+    chroma, light = _two_tone_evidence(small, table, model, None, None, None)
+    explained = float((_badness(chroma, light, *thresholds)[usable] <= 1.0).mean())
+    return model if explained > 0.9 else None
+
+
+@dataclass(frozen=True)
+class _TwoTone:
+    """A patterned table: its chromaticities lie on the segment ``a``-``b`` (normalised rgb); a pixel at
+    position u (0..1) along it has log lightness ``offset + slope * u`` against the local mean, give or take
+    ``low`` .. ``high``."""
+
+    a: np.ndarray
+    b: np.ndarray
+    offset: float
+    slope: float
+    low: float = 0.0  # the table's own spread of lightness about that (1st and 99th percentiles)
+    high: float = 0.0
+
+
+def _two_tone_evidence(img: np.ndarray, table: np.ndarray, model: _TwoTone, chroma: np.ndarray | None,
+                       light: np.ndarray | None, sheet_maps: tuple | None) -> tuple[np.ndarray, np.ndarray]:
+    """Chromaticity distance from a patterned table's colour line (any mix of its colours is table) and the
+    lightness against what that mix would be under the local light; on the sheet (``sheet_maps`` = (ink,
+    cover)) the usual evidence (``chroma``, ``light``) is kept."""
+    px = img.astype(np.float32)
+    s = px.sum(axis=2) + 3.0
+    c = px / s[..., None]
+    a = model.a.astype(np.float32)
+    ab = (model.b - model.a).astype(np.float32)
+    u = np.clip(((c - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
+    nearest = a + u[..., None] * ab
+    out_c = (np.linalg.norm(c - nearest, axis=2) * s / np.maximum(s, 200.0)).astype(np.float32)
+    expected = np.log(table.sum(axis=2) + 3.0) + model.offset + model.slope * u
+    out_l = (np.log(s) - expected).astype(np.float32)
+    out_l = np.where(out_l > 0, np.maximum(out_l - model.high, 0.0), np.minimum(out_l - model.low, 0.0))
+    out_c = cv2.GaussianBlur(out_c, (0, 0), 0.7)
+    out_l = cv2.GaussianBlur(out_l, (0, 0), 0.7)
+    if sheet_maps is not None and chroma is not None:
+        on_sheet = sheet_maps[1] > 0.01
+        out_c[on_sheet] = chroma[on_sheet]
+        out_l[on_sheet] = light[on_sheet]
+    return out_c, out_l
+
+
 def _badness(chroma: np.ndarray, light: np.ndarray, chroma_min: float, darker_log: float,
              brighter_log: float) -> np.ndarray:
     """How far past the nearest threshold a pixel is (> 1: foreground)."""
@@ -558,6 +635,11 @@ def segment(view: TableView, *, sheet: SheetLayout | None = None, supports: list
     paper_c = _upsampled(fields.paper, view, whole, fc) if fields.sheet is not None else None
     chroma, light = _evidence(small, table_c, paper_c, fields.ink_bgr, maps, thresholds)
     bad = _badness(chroma, light, *thresholds)
+    two_tone = _two_tone(small, table_c, bad, cvalid, fields, thresholds)
+    if two_tone is not None:
+        fields.two_tone = two_tone
+        chroma, light = _two_tone_evidence(small, table_c, two_tone, chroma, light, maps)
+        bad = _badness(chroma, light, *thresholds)
     if fields.left_out is not None:  # inside a tile only around coins, against the tile's own colour
         bad[fields.left_out] = 0.0
         for tile in tiles:
@@ -607,6 +689,9 @@ def segment(view: TableView, *, sheet: SheetLayout | None = None, supports: list
                          s.paper_band[y0:y1, x0:x1])
             paper = _upsampled(fields.paper, view, box)
         chroma, light = _evidence(img, table, paper, fields.ink_bgr, fine_maps, thresholds)
+        if fields.two_tone is not None:
+            chroma, light = _two_tone_evidence(img, table, fields.two_tone, chroma, light,
+                                               None if fine_maps is None else fine_maps[:2])
         bad = _badness(chroma, light, *thresholds)
         for k in np.nonzero((tile_lo[:, 0] < x1) & (tile_lo[:, 1] < y1) & (tile_hi[:, 0] > x0)
                             & (tile_hi[:, 1] > y0))[0]:
