@@ -65,6 +65,7 @@ _RIVAL_MARGIN = 0.15  # candidates scoring this close to the best get the full s
 _MIN_MARGIN = 0.05  # the score the best model must lead its rival (size or pose) by
 _SMALL_MARGIN = 0.15  # ... plus up to this for pieces only a few pixels across
 _FEW_PX = 24.0  # a base narrower than this many pixels needs the extra margin
+_DISAGREE_MM = 1.3  # the edge fit and the region's placement further apart than this: position unclear
 _SHRUNK_PX = -0.6  # an outline seen this far inside the model's: the piece is smaller than the model
 _TOUCH_PX = 3.0  # outlines this close (frame pixels) blur into each other: refit without the shared side
 _IGNORE_GROW_PX = 2.5  # the neighbour's outline grown by this is where edges say nothing about a piece
@@ -358,11 +359,17 @@ def _explained_share(search: FigureSearch, blob: Blob, found: list[DetectedPiece
 
 def _on_print(search: FigureSearch, blob: Blob) -> float:
     """The share of a blob lying on or right next to the calibration sheet's print (0 without the sheet)."""
+    return _on_band(search, blob, "ink_band")
+
+
+def _on_band(search: FigureSearch, blob: Blob, band: str) -> float:
+    """The share of a blob in one of the sheet's bands ("ink_band": along its print, "paper_band": along the
+    paper's edge, where the region found is only as good as the sheet's registration); 0 without the sheet."""
     fields = search.view.fields
     if fields is None or fields.sheet is None or blob.mask is None:
         return 0.0
     x, y, w, h = blob.box
-    near = fields.sheet.ink_band[y : y + h, x : x + w]
+    near = getattr(fields.sheet, band)[y : y + h, x : x + w]
     mask = blob.mask[: near.shape[0], : near.shape[1]].astype(bool)
     return float((near[mask] > 0).mean()) if mask.any() else 0.0
 
@@ -541,7 +548,7 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
         # nothing like a figure (a scrap of shadow, a printed mark); a clearly outlined figure whose blob is only
         # part of it (a black die's grey-lit top on white paper is no foreground) is kept
         return []
-    piece = _report(search, blob, best, cands[1:])
+    piece = _report(search, blob, best, cands[1:], whole=depth == 0)
     if piece.uncertain:
         # Poorly outlined and colourless, or hardly outlined at all, with nothing in front of it: a streak of
         # wood grain, a glint or a printed mark rather than a piece.
@@ -578,7 +585,10 @@ def _inside_pixels(image: np.ndarray, outline_px: np.ndarray, shrink: float = 0.
     return image[y0:y1, x0:x1][mask.astype(bool)].astype(np.float32)
 
 
-def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Candidate]) -> DetectedPiece:
+def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Candidate],
+            whole: bool = True) -> DetectedPiece:
+    """The piece a fit describes, with what is unclear about it. ``whole``: the blob is one region as found (not
+    a part cut from a bigger one, whose outline says little about where the piece is)."""
     fit = best.fit
     assert fit is not None
     x, y, angle = fit.pose
@@ -590,6 +600,12 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         reasons.append("partly hidden by a hand or another object")
     if _outline_support(best) < _MIN_SUPPORT:
         reasons.append("outline unclear (partly hidden?)")
+    elif (whole and not blob.touches_edge and best.kind == "pyramid"
+          and math.hypot(x - best.coarse.pose[0], y - best.coarse.pose[1]) > _DISAGREE_MM
+          and _on_band(search, blob, "paper_band") < 0.05):
+        # the outline's edges and the region seen place it differently: a shadow or a neighbour's edge may
+        # have pulled the fit (the usual cause of a footprint millimetres off)
+        reasons.append("position unclear: its outline and the region seen disagree")
     confidence = float(np.clip(_outline_support(best), 0.0, 1.0))
     fields: dict[str, Any] = {}
     if best.kind == "pyramid":
