@@ -12,7 +12,18 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 import pytest
-from tablescene import CameraSpec, CoinPiece, DiePiece, Lighting, PawnPiece, Scene, TilePiece, render
+from tablescene import (
+    CameraSpec,
+    CoinPiece,
+    DiePiece,
+    Lighting,
+    PawnPiece,
+    Scene,
+    TilePiece,
+    easy_slider_board,
+    easy_slider_layout,
+    render,
+)
 
 from calibration.table_calibration import calibrate_from_sheet
 from rules.pieces import Kind, Suit
@@ -110,6 +121,29 @@ def test_kinds_restrict_the_search(frame):
         f = _nearest(pawns, t)
         assert f is not None and not f.uncertain and f.suit is Suit(t.suit)
         assert math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm) < 0.8
+
+
+def test_pawns_beside_an_easy_slider_board_and_nothing_on_its_tiles():
+    """A whole Easy Slider board on the A3 sheet: the tiles and coins the tile detector read are handed in (its
+    view too). The four pawns are found and read; the tiles' coloured numerals, the coins and the sheet's print
+    beside them are not taken for figures, whatever kinds are looked for."""
+    from vision.rectify import TableView
+
+    rng = np.random.default_rng(1)
+    pieces = easy_slider_layout(easy_slider_board(rng=rng), rng=rng)
+    result = render(Scene(pieces=pieces, table="wood", sheet="a3", lighting=Lighting.random(rng)),
+                    CameraSpec(distance_mm=650, tilt_deg=12, target_mm=(148, 210)), seed=1)
+    calibration = calibrate_from_sheet(result.image)
+    view = TableView(calibration).rectify(result.image)
+    read = [DetectedPiece(Kind(t.kind), t.x_mm, t.y_mm, t.angle_deg, height_mm=float(t.base_mm))
+            for t in result.truth if t.kind in ("tile", "coin")]
+    assert len(read) == 29
+    found = detect_figures(result.image, calibration, rectified=view, occupied_mm=read)
+    assert len(found) == 4, [(f.kind.value, round(f.x_mm), round(f.y_mm), f.reason) for f in found]
+    for t in result.of_kind("pawn"):
+        f = _nearest(found, t)
+        assert f is not None and f.kind is Kind.PAWN and f.suit is Suit(t.suit) and not f.uncertain, t.suit
+        assert math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm) < 0.8, t.suit
 
 
 # ----------------------------------------------------------------------------------------------------- units

@@ -17,6 +17,7 @@ from tablescene import CameraSpec, Hand, Lighting, PyramidPiece, Scene, render
 from calibration.table_calibration import calibrate_from_sheet
 from rules.martian_shuffleboard import footprint, polygon_distance, score_positions
 from rules.pieces import Kind, PyramidPose, PyramidSize
+from vision.figure_kernels import convex_hull, intersection_area
 from vision.figure_models import pyramid_model, silhouette_mm, to_table_plane
 from vision.figure_projection import Projector
 from vision.figures import detect_figures
@@ -114,8 +115,9 @@ def test_touching_pair_gap_and_centre_error_budget(frames, name):
             errors.append(abs(seen_gap - true_gap))
             if {ta.color, tb.color} == {"blue", "red"} and {ta.size, tb.size} == {"medium", "small"}:
                 assert abs(true_gap - 0.6) < 0.05
-                # touching pieces blur into each other: the worst case measured (see the handoff), not 0.5 mm
-                assert abs(seen_gap - true_gap) < 0.8
+                # touching outlines blur into each other; each piece is fitted again without the side facing the
+                # other, which brings the gap within the 0.5 mm aimed at
+                assert abs(seen_gap - true_gap) < 0.5
     errors = np.array(errors)
     assert len(errors) >= 15
     assert np.mean(errors <= 0.5) >= 0.8
@@ -188,6 +190,51 @@ def test_clear_and_white_are_told_apart_only_when_one_of_them_is_in_play():
     assert math.hypot(f.x_mm - clear_truth.x_mm, f.y_mm - clear_truth.y_mm) < 0.8
 
 
+def test_clear_and_white_on_paper_are_reported_never_silently_missed():
+    """Clear and white plastic passes the sheet's white through: the colour look cannot see them, their edges
+    can. Each one on the paper is reported (uncertain is fine: it then stops the score), and none is read as a
+    coloured piece or confidently given a wrong size."""
+    pieces = [PyramidPiece("clear", "large", "upright", 90, 150, 20), PyramidPiece("white", "medium", "upright", 150,
+                                                                                    150, 10),
+              PyramidPiece("clear", "small", "upright", 120, 200, 40), PyramidPiece("red", "medium", "upright", 60, 260,
+                                                                                     0)]
+    result = render(Scene(pieces=pieces, table="laminate", sheet="a4", lighting=Lighting(lamp_mm=(300.0, -200.0,
+                                                                                                    1500.0))),
+                    CameraSpec(distance_mm=650, tilt_deg=15, target_mm=(150, 200)), seed=1)
+    found = detect_figures(result.image, calibrate_from_sheet(result.image), kinds=("pyramid",))
+    for t in result.of_kind("pyramid"):
+        f = _nearest(found, t, max_mm=8.0)
+        assert f is not None, (t.color, t.size)
+        if t.color in ("clear", "white"):
+            assert f.color in ("clear", "white") and f.uncertain, (t.color, f.color, f.reason)
+        else:
+            assert not f.uncertain and f.color == "red" and f.size is PyramidSize.MEDIUM
+    assert len(found) == len(pieces)  # nothing made up on the paper, the print or the laminate
+
+
+def test_a_gingham_tablecloth_is_table_not_pieces():
+    """A red and white checked cloth: its checks (and their half-tone mix) are one colour line, so they are not
+    pieces, and pyramids of other colours stand out from it; red ones are found by their edges and shading."""
+    pieces = [PyramidPiece("red", "large", "upright", 250, 120, 20), PyramidPiece("blue", "medium", "upright", 300,
+                                                                                   200, 10),
+              PyramidPiece("green", "small", "upright", 260, 300, 40), PyramidPiece("yellow", "large", "flat", 330,
+                                                                                     300, 100),
+              PyramidPiece("blue", "large", "upright", 350, 120, 30)]
+    result = render(Scene(pieces=pieces, table="tablecloth", sheet="a4", lighting=Lighting(lamp_mm=(
+        300.0, -200.0, 1500.0))), CameraSpec(distance_mm=650, tilt_deg=15, target_mm=(250, 200)), seed=1)
+    found = detect_figures(result.image, calibrate_from_sheet(result.image), kinds=("pyramid",))
+    confident = 0
+    for t in result.of_kind("pyramid"):
+        f = _nearest(found, t)
+        assert f is not None, (t.color, t.size, t.pose)
+        if not f.uncertain:
+            confident += 1
+            assert (f.color, f.size, f.pose) == (t.color, PyramidSize(t.size), PyramidPose(t.pose))
+            assert math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm) < (0.8 if t.pose == "upright" else 1.5)
+    assert confident >= len(pieces) - 1
+    assert len(found) == len(pieces)  # no check read as a piece
+
+
 # ----------------------------------------------------------------------------------------------------- geometry
 def test_flat_outline_is_base_width_by_slant_height():
     for size in PyramidSize:
@@ -218,6 +265,16 @@ def test_projector_agrees_with_the_calibration(frames):
     xy = rng.uniform([-50, -50], [300, 350], (200, 2))
     h = rng.uniform(0, 45, 200)
     assert np.abs(Projector(calibration).project(xy, h) - calibration.table_to_pixel(xy, h)).max() < 1e-6
+
+
+def test_compiled_overlaps_agree_with_opencv():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        a = cv2.convexHull(rng.uniform(0, 50, (8, 2)).astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        b = cv2.convexHull(rng.uniform(10, 60, (8, 2)).astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+        assert intersection_area(a, b) == pytest.approx(inter, rel=1e-4, abs=1e-3)
+        assert len(convex_hull(np.vstack([a, b]))) == len(cv2.convexHull(np.vstack([a, b]).astype(np.float32)))
 
 
 def test_colour_of_a_translucent_piece_depends_on_what_it_filters():
