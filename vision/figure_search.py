@@ -28,7 +28,7 @@ from calibration.table_calibration import Calibration
 from rules.pieces import COIN_MM, TILE_MM, Kind, PyramidPose, PyramidSize
 from vision.figure_fit import CoarseFit, EdgeFit, FrameCrop, coarse_pose, frame_crop, polish_pose, refine_pose
 from vision.figure_kernels import intersection_area
-from vision.figure_models import FigureModel, die_model, pawn_model, silhouette_mm, to_table_plane
+from vision.figure_models import FigureModel, die_model, pawn_model, place, silhouette_mm, to_table_plane
 from vision.figure_projection import Projector
 from vision.figure_segmentation import (
     Blob,
@@ -67,6 +67,7 @@ _SMALL_MARGIN = 0.15  # ... plus up to this for pieces only a few pixels across
 _FEW_PX = 24.0  # a base narrower than this many pixels needs the extra margin
 _DISAGREE_MM = 1.3  # the edge fit and the region's placement further apart than this: position unclear
 _SHRUNK_PX = -0.6  # an outline seen this far inside the model's: the piece is smaller than the model
+_OVERLAP = 0.2  # footprints overlapping by this share of the smaller: one of the two readings is wrong
 _TOUCH_PX = 3.0  # outlines this close (frame pixels) blur into each other: refit without the shared side
 _IGNORE_GROW_PX = 2.5  # the neighbour's outline grown by this is where edges say nothing about a piece
 _CROP_MARGIN_MM = 12.0  # the frame read around a region: the edge search's reach and the multi-start offsets
@@ -253,6 +254,7 @@ def find_figures(
             search.obstructions.append(blob.hull_mm)
         pieces.extend(found)
     pieces = _refit_touching(search, pieces)
+    pieces = _overlapping(search, pieces)
     # a region found to hide things late in the loop also concerns the figures found before it
     pieces = [_hidden_next_to(search, p) for p in pieces]
     timings["fits"] = 1000.0 * (time.process_time() - fits_start)
@@ -320,6 +322,42 @@ def _refit_touching(search: FigureSearch, pieces: list[DetectedPiece]) -> list[D
             fields = dict(angle_deg=angle % 90.0)
         out[k] = replace(piece, x_mm=float(x), y_mm=float(y), outline_px=fit.outline_px, **fields)
         search.fitted[id(out[k])] = cand
+    return out
+
+
+def _overlapping(search: FigureSearch, pieces: list[DetectedPiece]) -> list[DetectedPiece]:
+    """Two figures cannot stand in one place: where two footprints overlap by more than ``_OVERLAP`` of the
+    smaller, the less clearly outlined one is a fragment of the other's region (its shadow, a glint) or the
+    two readings contradict each other: it is reported uncertain."""
+    feet = []
+    for piece in pieces:
+        cand = search.fitted.get(id(piece))
+        if cand is None or cand.fit is None or cand.model.base_polygon is None:
+            feet.append(None)
+            continue
+        x, y, a = cand.fit.pose
+        feet.append(np.ascontiguousarray(place(np.column_stack([cand.model.base_polygon,
+                                                                np.zeros(len(cand.model.base_polygon))]),
+                                               x, y, a)[:, :2]))
+    out = list(pieces)
+    for i in range(len(pieces)):
+        for j in range(i + 1, len(pieces)):
+            a, b = feet[i], feet[j]
+            if a is None or b is None:
+                continue
+            if np.any(a.max(axis=0) < b.min(axis=0)) or np.any(b.max(axis=0) < a.min(axis=0)):
+                continue
+            smaller = min(abs(cv2.contourArea(a.astype(np.float32))), abs(cv2.contourArea(b.astype(np.float32))))
+            if smaller <= 0 or intersection_area(a, b) < _OVERLAP * smaller:
+                continue
+            weaker = i if _outline_support(search.fitted[id(pieces[i])]) < _outline_support(
+                search.fitted[id(pieces[j])]) else j
+            piece = out[weaker]
+            if "overlaps another" not in (piece.reason or ""):
+                reasons = [r for r in (piece.reason or "").split("; ") if r] + ["overlaps another piece"]
+                out[weaker] = replace(piece, uncertain=True, reason="; ".join(reasons),
+                                      confidence=min(piece.confidence, 0.5))
+                search.fitted[id(out[weaker])] = search.fitted[id(piece)]
     return out
 
 
