@@ -1,22 +1,33 @@
-"""Tile and coin detection: accuracy per edition after teaching it, how it falls with worse pictures, and speed.
+"""Tile and coin detection: accuracy per taught edition and per kind of scene, how it falls with worse pictures,
+and speed and memory against the floor of any per-frame work.
 
-    .venv/bin/python benchmarks/bench_detect.py [--frames N] [--speed-runs N] [--json out.json]
+    .venv/bin/python benchmarks/bench_detect.py [--boards N] [--frames N] [--speed-runs N] [--json out.json]
+                                                [--skip-accuracy] [--skip-conditions] [--skip-speed]
 
-Frames are rendered by tests/tablescene (cached on disk by tests/vision/detect_scenes.py): full Easy Slider
-boards (24 tiles, 5 coins, 4 pawns) on an A3 sheet, a Pi camera v2 (1640x1232) 80 cm up and tilted 12 degrees,
-random room light (lamp, white balance, exposure, noise, blur, JPEG). Each edition is taught from its own two
-rendered teach photos (other frames than the ones scored). Every frame is calibrated from the sheet in it, as
-``tableside detect`` does.
+Frames are rendered by tests/tablescene (cached on disk by tests/vision/detect_scenes.py; the first run renders
+them, 1-3 s each): a Pi camera v2 (1640x1232) 80 cm up and tilted 12 degrees, random room light (lamp, white
+balance, exposure, noise, blur, JPEG), an A3 calibration sheet under the pieces. Scene families:
+
+* ``easy-slider``: full Easy Slider boards (24 tiles with 5 mm gaps, 5 coins above, 4 pawns beside);
+* ``coin-grid``: Roll Out the Barrels / Whack-a-Dummy: 24 coins 4 wide by 6 high, a third suit side up, the die on
+  one of them (no tiles);
+* ``tile-backs``: Slides / Plans of Action: 2x2 or 4x4 tiles back side up, coins on some of their cells;
+* ``slide-jam``: 4 x 6 tiles face up touching (white on the white sheet), a few popped off.
+
+Each edition is taught from its own two rendered teach photos (other frames than those scored). Every frame is
+calibrated from the sheet in it, as ``tableside detect`` does.
 
 Accuracy (tiles and coins not covered by anything): a piece is *right* when kind, side, suit and rank all are;
 *wrong* when read otherwise AND reported sure (the number that must stay 0); *uncertain* when reported uncertain;
 *partial* when right but a field left None (a blank coin's suit); *missed* when not found; *extra* a sure find
-where there is no piece. A board is *exact* when every piece is right and nothing is extra.
+where there is no piece. A board is *exact* when every piece is right and nothing is extra. Pieces under a die or
+a hand are not counted (they must not be wrong either: ``covered wrong``).
 
-Speed: one core (cv2.setNumThreads(1), OpenBLAS and numba on one thread), a full board, the median of several
-runs of ``Detector.detect`` (tiles and coins; and everything, with the figures of vision.figures), CPU time of
-the process. The *floor* is one cv2.cvtColor (BGR to grey) and one cv2.GaussianBlur (5x5) of the same frame in
-the same run; ratios are to it. Memory: the peak of Python/numpy allocations during a detect (tracemalloc).
+Speed: one core (cv2.setNumThreads(1), OpenBLAS and numba on one thread), a full Easy Slider board, the median
+of several runs of ``Detector.detect`` (tiles and coins; and everything, with the figures of vision.figures), CPU
+time of the process. The *floor* is one cv2.cvtColor (BGR to grey) and one cv2.GaussianBlur (5x5) of the same
+frame in the same run; ratios are to it. Memory: the peak of Python/numpy allocations during a detect
+(tracemalloc; OpenCV's own buffers are numpy arrays and counted).
 """
 
 from __future__ import annotations
@@ -39,7 +50,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "vision"), str(ROOT)]
 
 import cv2  # noqa: E402
-from detect_scenes import Score, easy_slider_frame, score, taught_profile  # noqa: E402
+from detect_scenes import (  # noqa: E402
+    Score,
+    coin_grid_frame,
+    easy_slider_frame,
+    score,
+    slide_jam_frame,
+    taught_profile,
+    tile_block_frame,
+)
 from tablescene import CameraSpec, Lighting  # noqa: E402
 
 from calibration.profile import default_profile  # noqa: E402
@@ -47,6 +66,13 @@ from calibration.table_calibration import calibrate_from_sheet  # noqa: E402
 from vision.detect import Detector  # noqa: E402
 
 EDITIONS = ("default", "classic", "hand-made", "bold")
+#: family -> (frame function, first seed, share of --boards)
+FAMILIES = {
+    "easy-slider": (easy_slider_frame, 500, 1.0),
+    "coin-grid": (coin_grid_frame, 1000, 0.5),
+    "tile-backs": (tile_block_frame, 1100, 0.5),
+    "slide-jam": (slide_jam_frame, 1200, 0.5),
+}
 CONDITIONS: dict[str, dict] = {
     "reference (random light)": {},
     "tilt 25 deg": dict(camera=CameraSpec(distance_mm=760, tilt_deg=25, target_mm=(148, 215))),
@@ -79,36 +105,51 @@ def _row(name: str, total: Score, boards: int, exact: int) -> dict:
         "partial": total.partial,
         "missed": total.missed,
         "extra": total.extra,
+        "covered": total.covered,
+        "covered_wrong": total.covered_wrong,
         "boards": boards,
         "boards_exact": exact,
     }
 
 
-def accuracy(frames: int) -> list[dict]:
+def _scored(frames, profile, verbose: bool) -> tuple[Score, int]:
+    total, exact = Score(), 0
+    for name, frame in frames:
+        result = score(_detect(frame, profile), frame, profile)
+        board_exact = result.correct == result.visible and result.extra == 0
+        exact += int(board_exact)
+        total.add(result)
+        if verbose and (result.wrong or result.covered_wrong or not board_exact):
+            print(f"  {name}: " + "; ".join(result.notes), flush=True)
+    return total, exact
+
+
+def accuracy(boards: int, verbose: bool) -> list[dict]:
     rows = []
     for edition in EDITIONS:
         profile = taught_profile(edition)
-        total, exact = Score(), 0
-        for i in range(frames):
-            frame = easy_slider_frame(500 + i, edition=edition)
-            result = score(_detect(frame, profile), frame, profile)
-            exact += int(result.correct == result.visible and result.extra == 0)
-            total.add(result)
-        rows.append(_row(f"edition {edition}", total, frames, exact))
+        everything, all_exact, all_boards = Score(), 0, 0
+        for family, (make, first, share) in FAMILIES.items():
+            count = max(1, round(boards * share))
+            frames = ((f"{family} {first + i}", make(first + i, edition=edition)) for i in range(count))
+            total, exact = _scored(frames, profile, verbose)
+            rows.append(_row(f"{edition} / {family}", total, count, exact))
+            print(rows[-1], flush=True)
+            everything.add(total)
+            all_exact += exact
+            all_boards += count
+        rows.append(_row(f"{edition} / all", everything, all_boards, all_exact))
         print(rows[-1], flush=True)
     return rows
 
 
-def conditions(frames: int) -> list[dict]:
+def conditions(frames: int, verbose: bool) -> list[dict]:
     rows = []
     profile = default_profile()
     for k, (name, options) in enumerate(CONDITIONS.items()):
-        total, exact = Score(), 0
-        for i in range(frames):
-            frame = easy_slider_frame(700 + 20 * k + i, **options)
-            result = score(_detect(frame, profile), frame, profile)
-            exact += int(result.correct == result.visible and result.extra == 0)
-            total.add(result)
+        scenes = ((f"{name} {700 + 20 * k + i}", easy_slider_frame(700 + 20 * k + i, **options))
+                  for i in range(frames))
+        total, exact = _scored(scenes, profile, verbose)
         rows.append(_row(name, total, frames, exact))
         print(rows[-1], flush=True)
     return rows
@@ -146,10 +187,17 @@ def speed(runs: int) -> list[dict]:
         def everything(detector=detector, image=image):
             detector.detect(image)
 
-        floor_ms = _cpu_ms(floor, max(20, runs * 4))
-        tiles_coins_ms = _cpu_ms(tiles_coins, runs)
+        # interleaved, so that a change of the machine's load hits floor and detector alike
+        floor_ms, tiles_coins_ms = [], []
+        for _ in range(3):
+            floor_ms.append(_cpu_ms(floor, max(20, runs * 4)))
+            tiles_coins_ms.append(_cpu_ms(tiles_coins, runs))
+        floor_ms, tiles_coins_ms = min(floor_ms), min(tiles_coins_ms)
         everything_ms = _cpu_ms(everything, max(1, runs // 2))
-        stages = detector.detect(image, ("tile", "coin")).timings_ms
+        stages = {}
+        for _ in range(runs):
+            for key, value in detector.detect(image, ("tile", "coin")).timings_ms.items():
+                stages.setdefault(key, []).append(value)
         tracemalloc.start()
         floor()
         _, floor_peak = tracemalloc.get_traced_memory()
@@ -164,7 +212,7 @@ def speed(runs: int) -> list[dict]:
             "tiles_coins_x_floor": round(tiles_coins_ms / floor_ms, 1),
             "all_kinds_ms": round(everything_ms, 1),
             "all_kinds_x_floor": round(everything_ms / floor_ms, 1),
-            "stages_wall_ms": {k: round(v, 1) for k, v in stages.items()},
+            "stages_wall_ms": {k: round(statistics.median(v), 2) for k, v in stages.items()},
             "peak_alloc_mb": round(detect_peak / 2**20, 1),
             "floor_peak_alloc_mb": round(floor_peak / 2**20, 2),
             "peak_x_floor": round(detect_peak / max(floor_peak, 1), 1),
@@ -174,18 +222,48 @@ def speed(runs: int) -> list[dict]:
     return rows
 
 
+def _markdown(out: dict) -> str:
+    lines = []
+    if "speed" in out:
+        lines += ["| frame | floor | tiles+coins | x floor | all kinds | x floor | peak alloc (x floor) |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in out["speed"]:
+            lines.append(f"| {r['frame']} | {r['floor_ms']} ms | {r['tiles_coins_ms']} ms | "
+                         f"{r['tiles_coins_x_floor']} | {r['all_kinds_ms']} ms | {r['all_kinds_x_floor']} | "
+                         f"{r['peak_alloc_mb']} MB ({r['peak_x_floor']}x) |")
+        lines.append("")
+    for key in ("editions", "conditions"):
+        if key not in out:
+            continue
+        lines += ["| scenes | boards | pieces | right | wrong | uncertain | partial | missed | extra | boards exact |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in out[key]:
+            lines.append(f"| {r['name']} | {r['boards']} | {r['pieces']} | {100 * r['accuracy']:.1f} % | {r['wrong']} "
+                         f"| {r['uncertain']} | {r['partial']} | {r['missed']} | {r['extra']} | "
+                         f"{r['boards_exact']}/{r['boards']} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=8, help="frames per edition and per condition")
+    parser.add_argument("--boards", type=int, default=20, help="Easy Slider boards per edition (other families: half)")
+    parser.add_argument("--frames", type=int, default=6, help="frames per condition")
     parser.add_argument("--speed-runs", type=int, default=7, help="timed runs per frame size")
     parser.add_argument("--skip-accuracy", action="store_true")
+    parser.add_argument("--skip-conditions", action="store_true")
+    parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--verbose", action="store_true", help="print what went wrong on every board not exact")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args()
-    out = {"machine": f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"}
-    out["speed"] = speed(args.speed_runs)
+    out: dict = {"machine": f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"}
+    if not args.skip_speed:
+        out["speed"] = speed(args.speed_runs)
     if not args.skip_accuracy:
-        out["editions"] = accuracy(args.frames)
-        out["conditions"] = conditions(max(2, args.frames // 2))
+        out["editions"] = accuracy(args.boards, args.verbose)
+    if not args.skip_conditions:
+        out["conditions"] = conditions(args.frames, args.verbose)
+    print(_markdown(out))
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
     return 0

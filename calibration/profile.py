@@ -34,7 +34,11 @@ Fields that other modules read (agreed with ``vision.figures``; all in :class:`P
   included), usable to read die faces that the teach photo did not show;
 * ``pawn_height_mm``, ``pawn_base_mm``: the pawn size (nominal unless measured), ``pyramid_colors``: None
   (pyramids are not taught);
-* ``tile_thickness_mm``, ``coin_thickness_mm``: nominal heights of the top faces (used for parallax).
+* ``tile_thickness_mm``, ``coin_thickness_mm``: nominal heights of the top faces (used for parallax);
+  ``tile_frame_mm``: how much smaller than the tile the strongest square outline of its face is (a printed frame
+  inside the edge; 0 when the edge itself is), measured by teach; ``coin_rim_taps``: the coins' radial signature,
+  (radius mm, weight) of the concentric edges every coin shows (a printed ring, the rim; weight < 0 where the
+  brightness falls outward), measured by teach.
 """
 
 from __future__ import annotations
@@ -101,6 +105,7 @@ _TILE_HIGH_PASS_PX = 8.0  # cells of about 10 mm on a tile crop
 _COIN_HIGH_PASS_PX = 8.0  # 4 mm on a coin crop
 _LOG_LOW, _LOG_HIGH = -2.5, 1.2  # clip of log colour ratios: saturated glare or deep shadow stop counting
 _OFFSET = 6.0  # added before the log so that sensor noise in dark ink does not explode
+_LOW_SCORE_MARGIN = 0.5  # extra margin per unit of score below the typical right score
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -111,9 +116,14 @@ def _log_ratio(crops: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     x = np.asarray(crops, dtype=np.float32) + _OFFSET
     # the median of every other pixel in both directions: as good a reference, a quarter of the sorting
     flat = x[:, ::2, ::2].reshape(len(x), -1, 3) if mask is None else x[:, ::2, ::2][:, mask[::2, ::2], :]
-    ref = np.median(flat, axis=1)  # (n, 3)
-    out = np.log(x / ref[:, None, None, :])
-    return np.clip(out, _LOG_LOW, _LOG_HIGH, out=out)
+    ordered = np.sort(flat, axis=1)  # (np.median along this axis is ten times slower)
+    k = ordered.shape[1]
+    ref = 0.5 * (ordered[:, (k - 1) // 2] + ordered[:, k // 2])  # (n, 3)
+    n, h, w = x.shape[:3]
+    out = np.log(x.reshape(n, h, w * 3))
+    out -= np.tile(np.log(ref), w)[:, None, :]  # rows of w * 3: numpy broadcasting over a last axis of 3 is slow
+    np.clip(out, _LOG_LOW, _LOG_HIGH, out=out)
+    return out.reshape(n, h, w, 3)
 
 
 _OPPONENT = np.array(
@@ -124,13 +134,16 @@ _OPPONENT = np.array(
     ],
     dtype=np.float32,
 ).T  # BGR logs @ this -> (lightness, red-green, blue-yellow)
+_OPPONENT_ROWS = np.ascontiguousarray(_OPPONENT.T)  # the same as cv2.transform's matrix
 
 
 def _opponent(logs: np.ndarray) -> np.ndarray:
     """Log colour ratios (..., 3 BGR) -> lightness and two colour-difference channels. Black and red ink differ
     only in the red log ratio; in these channels they differ in both colour channels (black has none), so
     suits are told apart by colour as much as by darkness."""
-    return logs @ _OPPONENT
+    logs = np.ascontiguousarray(logs, dtype=np.float32)
+    flat = logs.reshape(-1, logs.shape[-2] if logs.ndim > 2 else 1, 3)
+    return cv2.transform(flat, _OPPONENT_ROWS).reshape(logs.shape)  # a 3x3 per pixel: numpy's matmul is 10x slower
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
@@ -142,7 +155,8 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 def _high_pass(images: np.ndarray, scale_px: float) -> np.ndarray:
     """Subtract each channel's low-pass (the image shrunk to cells of ``scale_px`` and enlarged back): light that
     changes across a piece (a lamp to one side, vignetting) is slow; ink is sharp. Without this a light gradient
-    correlates with whatever template happens to share it. (Shrink and enlarge: a tenth of a large blur's cost.)"""
+    correlates with whatever template happens to share it. (Shrink and enlarge: a tenth of a large blur's cost;
+    two cv2.resize per image beat any batched numpy form of the same linear map.)"""
     out = np.empty_like(images)
     h, w = images.shape[1:3]
     small = (max(2, int(round(w / scale_px))), max(2, int(round(h / scale_px))))
@@ -181,6 +195,24 @@ def _polar_maps(size_px: int, crop_mm: float) -> tuple[np.ndarray, np.ndarray, n
     return map_x, map_y, disc
 
 
+@lru_cache(maxsize=4)
+def _polar_matrix(size_px: int, crop_mm: float):
+    """The polar samples of :func:`_polar_maps` (bilinear) as a sparse (size_px**2, COIN_RINGS * COIN_ANGLES)
+    matrix over a crop's flattened pixels: one sparse product samples a whole batch."""
+    from scipy.sparse import csr_matrix
+
+    map_x, map_y, _ = _polar_maps(size_px, crop_mm)
+    x = np.clip(map_x.ravel().astype(np.float64), 0, size_px - 1.0001)
+    y = np.clip(map_y.ravel().astype(np.float64), 0, size_px - 1.0001)
+    x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
+    fx, fy = x - x0, y - y0
+    index = np.stack([y0 * size_px + x0, y0 * size_px + x0 + 1, (y0 + 1) * size_px + x0,
+                      (y0 + 1) * size_px + x0 + 1], axis=1)
+    weight = np.stack([(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy], axis=1).astype(np.float32)
+    samples = np.repeat(np.arange(len(x)), 4)
+    return csr_matrix((weight.ravel(), (index.ravel(), samples)), shape=(size_px * size_px, len(x))).T.tocsr()
+
+
 def coin_polar(crops: np.ndarray) -> np.ndarray:
     """Coin crops (n, COIN_CROP_PX, COIN_CROP_PX, 3) -> polar log-ratio images (n, 3, COIN_RINGS, COIN_ANGLES).
 
@@ -189,14 +221,13 @@ def coin_polar(crops: np.ndarray) -> np.ndarray:
     crops = np.asarray(crops)
     if crops.ndim == 3:
         crops = crops[None]
-    size = crops.shape[1]
-    map_x, map_y, disc = _polar_maps(size, COIN_CROP_MM * size / COIN_CROP_PX)
+    n, size = len(crops), crops.shape[1]
+    crop_mm = COIN_CROP_MM * size / COIN_CROP_PX
+    _, _, disc = _polar_maps(size, crop_mm)
     logs = _high_pass(_opponent(_log_ratio(crops, disc)), _COIN_HIGH_PASS_PX * size / COIN_CROP_PX)
-    out = np.empty((len(crops), 3, COIN_RINGS, COIN_ANGLES), np.float32)
-    for i, image in enumerate(logs):
-        polar = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        out[i] = np.moveaxis(polar, -1, 0)
-    return out
+    planes = np.ascontiguousarray(logs.transpose(0, 3, 1, 2)).reshape(n * 3, size * size)
+    samples = (_polar_matrix(size, crop_mm) @ planes.T).T  # (n * 3, rings * angles)
+    return np.ascontiguousarray(samples, dtype=np.float32).reshape(n, 3, COIN_RINGS, COIN_ANGLES)
 
 
 @lru_cache(maxsize=2)
@@ -265,13 +296,31 @@ class ClassModel:
     templates: np.ndarray  # (n, d) float32
     min_score: float
     min_margin: float
+    label_margins: tuple[float, ...] | None = None  # per label: the margin a reading of it needs, at least
+    typical_score: float | None = None  # what the right label scores in teach's augmented copies (median)
+
+    def margin_for(self, index: int, score: float | None = None) -> float:
+        """The margin a reading of label ``index`` scoring ``score`` needs: the model's, or more where teach saw
+        other faces pass for this one (a blurred 4 for an ace); and more the further the score falls below the
+        typical one (a degraded crop: blur, glare, a window a little off, where other faces come close)."""
+        margin = self.min_margin
+        if self.label_margins is not None:
+            margin = max(margin, float(self.label_margins[index]))
+        if score is not None and self.typical_score is not None:
+            margin = max(margin, self.min_margin + _LOW_SCORE_MARGIN * max(0.0, self.typical_score - score))
+        return margin
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "labels": [[s.value if s else None, r] for s, r in self.labels],
             "min_score": round(float(self.min_score), 4),
             "min_margin": round(float(self.min_margin), 4),
         }
+        if self.label_margins is not None:
+            out["label_margins"] = [round(float(m), 4) for m in self.label_margins]
+        if self.typical_score is not None:
+            out["typical_score"] = round(float(self.typical_score), 4)
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any], templates: np.ndarray) -> ClassModel:
@@ -279,7 +328,13 @@ class ClassModel:
         templates = np.asarray(templates, dtype=np.float32)
         if templates.ndim != 2 or len(templates) != len(labels):
             raise ValueError("templates do not match their labels")
-        return cls(labels, templates, float(data["min_score"]), float(data["min_margin"]))
+        margins = data.get("label_margins")
+        if margins is not None and len(margins) != len(labels):
+            raise ValueError("label margins do not match their labels")
+        typical = data.get("typical_score")
+        return cls(labels, templates, float(data["min_score"]), float(data["min_margin"]),
+                   None if margins is None else tuple(float(m) for m in margins),
+                   None if typical is None else float(typical))
 
 
 def _now() -> str:
@@ -303,6 +358,8 @@ class PieceSetProfile:
     tile_back: ClassModel | None = None
     tile_thickness_mm: float = 3.0
     coin_thickness_mm: float = 3.0
+    tile_frame_mm: float = 0.0
+    coin_rim_taps: tuple[tuple[float, float], ...] = ((19.05 / 2, -1.0),)
     pawn_height_mm: float = 28.0
     pawn_base_mm: float = 16.0
     suit_colors: dict[Suit, tuple[int, int, int]] = field(default_factory=dict)
@@ -352,10 +409,11 @@ class PieceSetProfile:
             "features": FEATURES,
             "created": self.created,
             "taught": self.taught,
-            "tile": {"size_mm": TILE_MM, "thickness_mm": self.tile_thickness_mm},
+            "tile": {"size_mm": TILE_MM, "thickness_mm": self.tile_thickness_mm, "frame_mm": self.tile_frame_mm},
             "coin": {
                 "diameter_mm": COIN_MM,
                 "thickness_mm": self.coin_thickness_mm,
+                "rim_taps": [[float(r), float(w)] for r, w in self.coin_rim_taps],
                 "values_show_suit": self.coin_values_show_suit,
             },
             "pawn": {"height_mm": self.pawn_height_mm, "base_mm": self.pawn_base_mm},
@@ -398,7 +456,9 @@ class PieceSetProfile:
             coin_suits=models["coin_suits"],  # type: ignore[arg-type]
             tile_back=models["tile_back"],
             tile_thickness_mm=float(data["tile"]["thickness_mm"]),
+            tile_frame_mm=float(data["tile"].get("frame_mm", 0.0)),
             coin_thickness_mm=float(data["coin"]["thickness_mm"]),
+            coin_rim_taps=tuple((float(r), float(w)) for r, w in data["coin"].get("rim_taps", [[19.05 / 2, -1.0]])),
             pawn_height_mm=float(data.get("pawn", {}).get("height_mm", 28.0)),
             pawn_base_mm=float(data.get("pawn", {}).get("base_mm", 16.0)),
             suit_colors=colours(data.get("suit_colors")),

@@ -79,6 +79,7 @@ class TeachPiece:
     y_mm: float
     angle_deg: float
     context: np.ndarray
+    outline_mm: float = TILE_MM  # tiles: the side of the strongest square outline found (a printed frame's)
 
 
 @dataclass(frozen=True)
@@ -424,7 +425,8 @@ def _align_tiles(grid: list[list[TeachPiece]]) -> list[list[TeachPiece]]:
         a = math.radians(piece.angle_deg)
         du, dv = offsets[k] * scale
         out.append(TeachPiece(piece.x_mm + du * math.cos(a) - dv * math.sin(a),
-                              piece.y_mm + du * math.sin(a) + dv * math.cos(a), piece.angle_deg, context))
+                              piece.y_mm + du * math.sin(a) + dv * math.cos(a), piece.angle_deg, context,
+                              piece.outline_mm))
     return [out[r * _COLS : (r + 1) * _COLS] for r in range(_ROWS)]
 
 
@@ -574,14 +576,22 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
         truth += [i] * 7
     face_scores, face_margins = _score_tiles(all_templates, owner, np.concatenate(test_features), np.array(truth))
     min_score, min_margin = _thresholds(face_scores, face_margins)
-    tile_faces = ClassModel(tuple(face_labels), templates, min_score, min_margin)
+    # which faces other faces can pass for, read as the detector reads (best window, best turn), in hard copies
+    impostor_pieces = [(i, face_grid[SUITS.index(label[0])][RANKS.index(label[1])])
+                       for i, label in enumerate(face_labels)]
+    if backs is not None:
+        impostor_pieces += [(len(face_labels), p) for row in backs[1] for p in row[:2]]
+    tile_margins = _tile_impostors(impostor_pieces, all_templates, len(all_templates), rng)
+    tile_faces = ClassModel(tuple(face_labels), templates, min_score, min_margin,
+                            tuple(float(m) for m in tile_margins[: len(face_labels)]), float(np.median(face_scores)))
     tile_back = None
     if back_templates is not None and backs is not None:
         crops = np.concatenate([_tile_augment(p, 3, rng, strength=1.3)[1:] for row in backs[1] for p in row])
         back_scores, back_margins = _score_tiles(all_templates, owner, tile_features(crops),
                                                  np.full(len(crops), len(face_labels)))
         b_score, b_margin = _thresholds(back_scores, back_margins)
-        tile_back = ClassModel(((None, None),), back_templates, b_score, b_margin)
+        tile_back = ClassModel(((None, None),), back_templates, b_score, b_margin,
+                               (float(tile_margins[len(face_labels)]),), float(np.median(back_scores)))
 
     # --- coins -------------------------------------------------------------------------------------------------
     value_photo, value_grid, _ = values
@@ -621,11 +631,23 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
             s_feats.append(coin_features(_coin_augment(suit_grid[r][c], 4, rng, strength=1.3)[1:]))
             s_truth += [len(value_labels) + suit_labels.index((SUITS[r], None))] * 3
     owner = np.arange(len(coin_templates))
-    v_score, v_margin = _thresholds(*_score_coins(coin_templates, np.concatenate(v_feats), np.array(v_truth)))
-    s_score, s_margin = _thresholds(*_score_coins(coin_templates, np.concatenate(s_feats), np.array(s_truth)))
+    v_right = _score_coins(coin_templates, np.concatenate(v_feats), np.array(v_truth))
+    s_right = _score_coins(coin_templates, np.concatenate(s_feats), np.array(s_truth))
+    v_score, v_margin = _thresholds(*v_right)
+    s_score, s_margin = _thresholds(*s_right)
     del owner
-    coin_values = ClassModel(tuple(value_labels), value_templates, v_score, v_margin)
-    coin_suits = ClassModel(tuple(suit_labels), suit_templates, s_score, s_margin)
+    coin_pieces = []
+    for r in range(_ROWS):
+        for c in range(_COLS):
+            key = (SUITS[r], RANKS[c]) if suit_shown[c] else (None, RANKS[c])
+            coin_pieces.append((value_labels.index(key), value_grid[r][c]))
+            coin_pieces.append((len(value_labels) + r, suit_grid[r][c]))
+    coin_margins = _coin_impostors(coin_pieces, coin_templates, rng)
+    coin_values = ClassModel(tuple(value_labels), value_templates, v_score, v_margin,
+                             tuple(float(m) for m in coin_margins[: len(value_labels)]), float(np.median(v_right[0])))
+    rim_taps = _coin_rim_taps([p for grid in (value_grid, suit_grid) for row in grid for p in row])
+    coin_suits = ClassModel(tuple(suit_labels), suit_templates, s_score, s_margin,
+                            tuple(float(m) for m in coin_margins[len(value_labels) :]), float(np.median(s_right[0])))
 
     # --- pawns and dice ----------------------------------------------------------------------------------------
     figure_photo, found = figures
@@ -637,6 +659,10 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
     _check_figure_order(die_colors, "dice", figure_photo.name)
     die_templates: dict[int, np.ndarray] = {}
     rank_templates = _rank_templates(plain)
+    # the faces' strongest square outline: the edge, or a printed frame inside it (the detector's fit looks for
+    # squares down to that size, and no smaller: a marker or a numeral's strokes must not pass for a tile)
+    outline = float(np.median([p.outline_mm for row in face_grid for p in row]))
+    frame = TILE_MM - outline if TILE_MM - outline >= 1.0 else 0.0
     del tile_inks
 
     taught = {
@@ -646,6 +672,9 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
         "coin_values_show_suit": bool(shows_suit),
         "coin_value_ranks_showing_suit": [RANKS[c] for c in range(_COLS) if suit_shown[c]],
         "coin_sharpness": round(float(np.median([coin_sharpness(c) for row in value_plain for c in row[1:]])), 4),
+        "coin_suit_sharpness": round(float(np.median([coin_sharpness(c) for row in suit_plain for c in row])), 4),
+        # per face (a sun's thin rays are sharper than a moon's crescent): what blur makes unreadable differs
+        "coin_label_sharpness": _label_sharpness(value_plain, suit_plain, suit_shown),
         "tile_backs": backs is not None,
         "scores": {
             "tile_faces": [round(float(np.median(face_scores)), 3), round(float(np.median(face_margins)), 3)],
@@ -657,6 +686,8 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
         coin_values=coin_values,
         coin_suits=coin_suits,
         tile_back=tile_back,
+        tile_frame_mm=round(frame, 2),
+        coin_rim_taps=rim_taps,
         suit_colors=dict(pawn_colors),
         pawn_colors=pawn_colors,
         die_colors=die_colors,
@@ -700,6 +731,141 @@ def _column_differs(crops: list[list[np.ndarray]], column: int) -> bool:
     spread_column = float(np.mean([1.0 - units[i] @ units[j] for i in range(4) for j in range(i + 1, 4)]))
     spread_all = float(np.mean(1.0 - others @ others.mean(axis=0) / np.linalg.norm(others.mean(axis=0))))
     return spread_column > 0.03 and spread_column > 4.0 * spread_all
+
+
+_IMPOSTOR_COPIES = 8  # hard augmented copies per taught face, to see which other faces can pass for it
+_IMPOSTOR_SAFETY = 0.02  # added to the largest margin an impostor won by
+
+
+def _windows(crops: np.ndarray, inner: int) -> np.ndarray:
+    """Every ``inner`` x ``inner`` window of each crop (n, w, w, 3) -> (n, windows, inner, inner, 3): the shifts
+    the detector's alignment may read a piece at."""
+    size = crops.shape[1]
+    reach = size - inner
+    return np.stack([crops[:, dy : dy + inner, dx : dx + inner] for dy in range(reach + 1)
+                     for dx in range(reach + 1)], axis=1)
+
+
+def _impostor_margins(per_label_scores: np.ndarray, truth: np.ndarray, n_labels: int) -> np.ndarray:
+    """Per label: the largest margin by which it came out on top of a copy of ANOTHER face (0 if it never did),
+    plus a little. ``per_label_scores`` (copies, labels): each label's best score over the windows and turns
+    of a copy, as the detector's reading would find it; ``truth`` (copies,) the face each copy is."""
+    margins = np.zeros(n_labels)
+    order = np.argsort(-per_label_scores, axis=1)
+    top, second = order[:, 0], order[:, 1]
+    won = per_label_scores[np.arange(len(top)), top] - per_label_scores[np.arange(len(top)), second]
+    for label, margin, face in zip(top, won, truth, strict=True):
+        if label != face:
+            margins[label] = max(margins[label], margin + _IMPOSTOR_SAFETY)
+    return margins
+
+
+def _tile_impostors(pieces: list[tuple[int, TeachPiece]], templates: np.ndarray, n_labels: int,
+                    rng: np.random.Generator) -> np.ndarray:
+    """Per-label margins for tiles (:func:`_impostor_margins`): hard copies of every taught face (shifted up to
+    2 mm, turned 3 degrees, blurred up to 2 px, harsher light), each read at every window within 2 px and
+    every quarter turn, as the detector's alignment does."""
+    wide = TILE_CROP_PX + 4
+    scores, truth = [], []
+    for label, piece in pieces:
+        copies = augment(piece.context, _IMPOSTOR_COPIES, rng, TILE_CONTEXT_MM, TILE_CROP_MM * wide / TILE_CROP_PX,
+                         wide, 2.0, 3.0, 1.6, blur_px=2.0)
+        windows = _windows(copies, TILE_CROP_PX).reshape(-1, TILE_CROP_PX, TILE_CROP_PX, 3)
+        per = tile_scores(tile_features(windows), templates).max(axis=1)  # (copies * windows, labels)
+        scores.append(per.reshape(len(copies), -1, per.shape[1]).max(axis=1))
+        truth += [label] * len(copies)
+    return _impostor_margins(np.concatenate(scores), np.array(truth), n_labels)
+
+
+def _coin_impostors(pieces: list[tuple[int, TeachPiece]], templates: np.ndarray, rng: np.random.Generator
+                    ) -> np.ndarray:
+    """Per-label margins for coins (:func:`_impostor_margins`): hard copies of every taught coin (shifted up to
+    a millimetre, any turn, blurred up to 2.5 crop pixels, harsher light), each read at the windows within a
+    pixel and every turn, as the detector does."""
+    wide = COIN_CROP_PX + 2
+    scores, truth = [], []
+    for label, piece in pieces:
+        copies = augment(piece.context, _IMPOSTOR_COPIES, rng, COIN_CONTEXT_MM, COIN_CROP_MM * wide / COIN_CROP_PX,
+                         wide, 1.0, 180.0, 1.6, blur_px=2.5)
+        windows = _windows(copies, COIN_CROP_PX).reshape(-1, COIN_CROP_PX, COIN_CROP_PX, 3)
+        per = coin_correlations(coin_features(windows), templates).max(axis=2)
+        scores.append(per.reshape(len(copies), -1, per.shape[1]).max(axis=1))
+        truth += [label] * len(copies)
+    return _impostor_margins(np.concatenate(scores), np.array(truth), len(templates))
+
+
+def _coin_key(side: str, suit: Suit | None, rank: int | None) -> str:
+    """The text key of a coin face (side, suit, rank) in the profile's ``taught`` records."""
+    return f"{side}:{suit.value if suit else '-'}:{'-' if rank is None else rank}"
+
+
+def _label_sharpness(value_plain: list[list[np.ndarray]], suit_plain: list[list[np.ndarray]],
+                     suit_shown: list[bool]) -> dict[str, float]:
+    """Median sharpness (:func:`calibration.profile.coin_sharpness`) of the taught coins of each face."""
+    found: dict[str, list[float]] = {}
+    for r in range(_ROWS):
+        for c in range(_COLS):
+            value = _coin_key("value", SUITS[r] if suit_shown[c] else None, RANKS[c])
+            found.setdefault(value, []).append(coin_sharpness(value_plain[r][c]))
+            found.setdefault(_coin_key("suit", SUITS[r], None), []).append(coin_sharpness(suit_plain[r][c]))
+    return {key: round(float(np.median(v)), 4) for key, v in found.items()}
+
+
+def _radial_derivatives(context: np.ndarray, shifts: np.ndarray, radii: np.ndarray, rays: int = 48) -> np.ndarray:
+    """Brightness derivative outward (grey levels per mm) along ``rays`` rays at ``radii`` (mm) around centres
+    shifted by ``shifts`` (k, 2 mm) from a coin context crop's middle: (k, rays, radii)."""
+    size = context.shape[0]
+    p = size / COIN_CONTEXT_MM
+    grey = cv2.cvtColor(context, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3, scale=0.125 * p)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3, scale=0.125 * p)
+    a = np.arange(rays) * 2 * math.pi / rays
+    c, s = np.cos(a)[:, None], np.sin(a)[:, None]
+    out = np.empty((len(shifts), rays, len(radii)), np.float32)
+    centre = (size - 1) / 2
+    for i, (dx, dy) in enumerate(shifts):
+        map_x = (centre + (dx + radii[None] * c) * p).astype(np.float32)
+        map_y = (centre + (dy + radii[None] * s) * p).astype(np.float32)
+        ex = cv2.remap(gx, map_x, map_y, cv2.INTER_LINEAR)
+        ey = cv2.remap(gy, map_x, map_y, cv2.INTER_LINEAR)
+        out[i] = ex * c + ey * s
+    return out
+
+
+def _coin_rim_taps(pieces: list[TeachPiece]) -> tuple[tuple[float, float], ...]:
+    """The coins' radial signature: the concentric edges every coin of the set shows going outward from its
+    centre (a printed ring, the rim), as (radius mm, weight) with weight < 0 where the brightness falls outward,
+    strongest 1. Measured on the teach coins (each re-centred on the signature once: the survey's centres are a
+    few tenths of a millimetre off), inside the rim only: what lies beyond (the coin's side, its shadow) changes
+    with the camera's angle."""
+    rim = COIN_MM / 2
+    radii = np.arange(6.5, rim + 0.5, 0.25)  # outside the numerals and symbols: a ring, the rim
+    zero = np.zeros((1, 2))
+    profiles = np.stack([_radial_derivatives(p.context, zero, radii)[0] for p in pieces])  # (coins, rays, radii)
+    shifts = np.array([(dx, dy) for dx in np.arange(-1.0, 1.01, 0.25) for dy in np.arange(-1.0, 1.01, 0.25)
+                       if dx * dx + dy * dy <= 1.0])
+    for _ in range(2):
+        signature = profiles.mean(axis=(0, 1))
+        signature /= max(float(np.abs(signature).max()), 1e-6)
+        recentred = []
+        for p in pieces:
+            candidates = _radial_derivatives(p.context, shifts, radii)  # (shifts, rays, radii)
+            fit = np.clip(candidates * signature[None, None], -60, 60).sum(axis=(1, 2))
+            recentred.append(candidates[int(np.argmax(fit))])
+        profiles = np.stack(recentred)
+    signature = profiles.mean(axis=(0, 1))
+    signature /= max(float(np.abs(signature).max()), 1e-6)
+    taps: list[tuple[float, float]] = []
+    for j in np.argsort(-np.abs(signature)):
+        if abs(signature[j]) < 0.3 or len(taps) >= 4:
+            break
+        if 0 < j < len(radii) - 1 and abs(signature[j]) < max(abs(signature[j - 1]), abs(signature[j + 1])):
+            continue  # not a peak
+        if all(abs(radii[j] - r) >= 0.6 for r, _ in taps):
+            taps.append((round(float(radii[j]), 2), round(float(signature[j]), 3)))
+    if not any(abs(r - rim) <= 0.75 for r, _ in taps):
+        taps.append((round(rim, 2), -0.5))  # the rim is always an edge, if fainter than the print
+    return tuple(sorted(taps))
 
 
 def _check_figure_order(colors: dict[Suit, tuple[int, int, int]], what: str, photo: str) -> None:

@@ -24,8 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from calibration.profile import (
+    _COIN_HIGH_PASS_PX,
     _TILE_HIGH_PASS_PX,
     COIN_ANGLES,
+    COIN_CROP_MM,
     COIN_CROP_PX,
     COIN_RINGS,
     TILE_CROP_PX,
@@ -33,6 +35,8 @@ from calibration.profile import (
     PieceSetProfile,
     _high_pass,
     _opponent,
+    _polar_maps,
+    _polar_matrix,
     coin_polar,
     coin_sharpness,
     tile_raw,
@@ -89,6 +93,26 @@ def _label_best(scores: np.ndarray, label_of: np.ndarray, n_labels: int) -> tupl
     return out, np.argsort(-out, axis=1)[:, :2]
 
 
+def _wide_coin_features(big: np.ndarray, margin: int) -> np.ndarray:
+    """The coin features' log-ratio opponent image, high-passed, of a crop ``margin`` pixels wider on each side
+    than a coin crop: colour reference from the middle window's disc, low-pass cells as a coin crop's."""
+    n = COIN_CROP_PX
+    centre = big[margin : margin + n, margin : margin + n]
+    _, _, disc = _polar_maps(n, COIN_CROP_MM)
+    x = big.astype(np.float32) + 6.0
+    ref = np.median((centre.astype(np.float32) + 6.0)[::2, ::2][disc[::2, ::2]], axis=0)
+    logs = np.clip(np.log(x / ref), -2.5, 1.2)
+    return _high_pass(_opponent(logs)[None].astype(np.float32), _COIN_HIGH_PASS_PX)[0]
+
+
+def _polar_of_features(windows: np.ndarray) -> np.ndarray:
+    """Polar samples (n, 3, COIN_RINGS, COIN_ANGLES) of feature windows (n, COIN_CROP_PX, COIN_CROP_PX, 3)."""
+    count, size = len(windows), windows.shape[1]
+    planes = np.ascontiguousarray(windows.transpose(0, 3, 1, 2)).reshape(count * 3, size * size)
+    samples = (_polar_matrix(size, COIN_CROP_MM) @ planes.T).T
+    return np.ascontiguousarray(samples, dtype=np.float32).reshape(count, 3, COIN_RINGS, COIN_ANGLES)
+
+
 class TileReader:
     """Reads tile crops (n, TILE_CROP_PX, TILE_CROP_PX, 3) against a profile's tile faces and back."""
 
@@ -113,11 +137,15 @@ class TileReader:
         self.perms = [np.rot90(index, k, axes=(0, 1)).reshape(-1) for k in range(4)]
         # templates turned instead of crops: one matrix product scores a crop at all four turns
         self.turned = np.ascontiguousarray(np.concatenate([self.templates[:, np.argsort(perm)] for perm in self.perms]))
+        self.turned_squared = self.turned * self.turned
         faces = self.templates[: len(profile.tile_faces.labels)]
         self.mean_face = faces.mean(axis=0)  # what every face shares: frame, corner symbols, layout
-        self.layouts = [self.mean_face]
+        self.layouts = [self.mean_face] + list(self.templates[len(profile.tile_faces.labels) :])  # and the back
+        self._turned_templates: dict[tuple[int, int], np.ndarray] = {}  # cache of templates at quarter turns
         self.min_score = {side: m.min_score for side, m in models}
         self.min_margin = {side: m.min_margin for side, m in models}
+        # the model and index of each label: the margin a reading needs depends on both (and on its score)
+        self.label_model = [(m, i) for _, m in models for i in range(len(m.labels))]
 
     def _big_features(self, big: np.ndarray, margin: int) -> np.ndarray:
         """Features of a wide crop, relative to its middle tile-sized window's colour (for :meth:`_align_label`)."""
@@ -131,17 +159,26 @@ class TileReader:
         """Where (dx, dy crop pixels from the centre) a label's template at a quarter turn fits best in a wide
         crop's features: the printed face pins the tile's position even where its outline is too faint to fit
         (white tiles on white paper in bright light) or ambiguous (a printed margin)."""
-
         t_row = int(np.nonzero(self.label_of == label)[0][0])
-        return self._align_template(features, self.templates[t_row], turn, margin)
+        key = (t_row, turn)
+        if key not in self._turned_templates:
+            n = TILE_CROP_PX
+            self._turned_templates[key] = np.ascontiguousarray(
+                np.rot90(self.templates[t_row].reshape(n, n, 3), -turn), dtype=np.float32)
+        return self._match(features, self._turned_templates[key], margin)
 
-    def _align_template(
-        self, features: np.ndarray, vector: np.ndarray, turn: int, margin: int
-    ) -> tuple[tuple[int, int], float]:
+    def _turned_layout(self, index: int, turn: int) -> np.ndarray:
+        key = (-1 - index, turn)
+        if key not in self._turned_templates:
+            n = TILE_CROP_PX
+            self._turned_templates[key] = np.ascontiguousarray(
+                np.rot90(self.layouts[index].reshape(n, n, 3), -turn), dtype=np.float32)
+        return self._turned_templates[key]
+
+    @staticmethod
+    def _match(features: np.ndarray, template: np.ndarray, margin: int) -> tuple[tuple[int, int], float]:
         import cv2
 
-        n = TILE_CROP_PX
-        template = np.ascontiguousarray(np.rot90(vector.reshape(n, n, 3), -turn)).astype(np.float32)
         result = cv2.matchTemplate(features, template, cv2.TM_CCORR_NORMED)
         _, fit, _, (bx, by) = cv2.minMaxLoc(result)
         return (bx - margin, by - margin), float(fit)
@@ -149,6 +186,46 @@ class TileReader:
     def raw(self, crops: np.ndarray) -> np.ndarray:
         """Unnormalised log-ratio features (n, n_px, 3) of the crops."""
         return tile_raw(crops).reshape(len(crops), -1, 3)
+
+    def per_label_batch(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Unnormalised feature vectors (n, d), the best correlation of each label over the quarter turns (n,
+        labels) and that turn, for a batch of tile crops: one matrix product for all crops, turns and templates."""
+        raw = self.raw(crops).reshape(len(crops), -1)
+        x = raw - raw.mean(axis=1, keepdims=True)
+        x /= np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-6)
+        scores = (x @ self.turned.T).reshape(len(crops), 4, len(self.templates))  # (n, turn, template)
+        per_template = scores.max(axis=1)
+        turn_of = scores.argmax(axis=1)
+        per_label = np.full((len(crops), len(self.labels)), -1.0, np.float32)
+        turn = np.zeros((len(crops), len(self.labels)), int)
+        for t, label in enumerate(self.label_of):
+            better = per_template[:, t] > per_label[:, label]
+            per_label[better, label] = per_template[better, t]
+            turn[better, label] = turn_of[better, t]
+        return raw, per_label, turn
+
+    def read_batch(self, big: np.ndarray, margin: int, search: np.ndarray | None = None,
+                   align: np.ndarray | None = None) -> list[tuple[Reading, tuple[int, int]]]:
+        """Read tile crops ``margin`` pixels wider on each side than a tile crop (n, TILE_CROP_PX + 2 margin,
+        ...): each at its middle window first, all at once; only those not read clearly there are searched for
+        a better window (:meth:`read_aligned`): a fitted outline puts the window within a pixel or two. Where
+        ``search`` is set (a clear outline: surely a tile), a crop that matches nothing is searched too (a back's
+        printed grid can pull the outline's fit a couple of millimetres off, and a back is unlike itself then).
+        ``align``: which crops may be searched at all (default all)."""
+        if len(big) == 0:
+            return []
+        n, m = TILE_CROP_PX, margin
+        raw, per_label, turn = self.per_label_batch(big[:, m : m + n, m : m + n])
+        out = []
+        for i in range(len(big)):
+            reading = self._judge(raw[i], per_label[i], turn[i], None)
+            forced = search is not None and bool(search[i])
+            allowed = align is None or bool(align[i])
+            if reading.status != "ok" and (per_label[i].max() >= 0.25 or forced) and m > 0 and allowed:
+                out.append(self.read_aligned(big[i], m, first=(raw[i], per_label[i], turn[i]), force=forced))
+            else:
+                out.append((reading, (0, 0)))
+        return out
 
     def read(self, crops: np.ndarray, masks: np.ndarray | None = None) -> list[Reading]:
         """One Reading per crop. ``masks`` (n, TILE_CROP_PX, TILE_CROP_PX) bool marks pixels known to be covered
@@ -164,25 +241,23 @@ class TileReader:
 
     def _scores(self, vector: np.ndarray, keep: np.ndarray | None) -> np.ndarray:
         """(4, t) correlations of the crop at each quarter turn with every template (over ``keep`` only)."""
+        x = np.asarray(vector, np.float32)
         if keep is None:
-            x = np.asarray(vector, np.float32)
             x = x - x.mean()
             x = x / np.float32(max(float(np.linalg.norm(x)), 1e-6))  # float32 all through: BLAS, not a loop
             return (self.turned @ x).reshape(4, len(self.templates))
-        out = np.empty((4, len(self.templates)), np.float32)
-        for k, perm in enumerate(self.perms):
-            x = vector[perm]
-            templates = self.templates
-            if keep is not None:
-                turned_keep = keep[perm]  # template pixel i is the turned crop's pixel i: own pixel perm[i]
-                x = x[turned_keep]
-                templates = templates[:, turned_keep]
-                templates = templates - templates.mean(axis=1, keepdims=True)
-                templates = templates / np.maximum(np.linalg.norm(templates, axis=1, keepdims=True), 1e-6)
-            x = x - x.mean()
-            x = x / max(float(np.linalg.norm(x)), 1e-6)
-            out[k] = templates @ x
-        return out
+        # over the kept entries only, every template at every turn at once: the masked normalised correlation
+        # from masked sums, each a matrix-vector product with the turned templates
+        k = keep.astype(np.float32)
+        kx = k * x
+        count = float(k.sum())
+        s_x, s_xx = float(kx.sum()), float((kx * x).sum())
+        s_xt = self.turned @ kx
+        s_t = self.turned @ k
+        s_tt = self.turned_squared @ k
+        numerator = s_xt - s_x * s_t / count
+        denominator = np.sqrt(np.maximum((s_xx - s_x * s_x / count) * (s_tt - s_t * s_t / count), 1e-12))
+        return (numerator / denominator).reshape(4, len(self.templates))
 
     def _per_label(self, vector: np.ndarray, keep: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """Best correlation of each label over the quarter turns, and that turn."""
@@ -207,7 +282,8 @@ class TileReader:
         margin = float(per_label[best] - per_label[int(order[1])]) if len(order) > 1 else 1.0
         score = float(per_label[best])
         side, suit, rank = self.labels[best]
-        min_score, min_margin = self.min_score[side], self.min_margin[side]
+        model, index = self.label_model[best]
+        min_score, min_margin = self.min_score[side], model.margin_for(index, score)
         confidence = _confidence(score, margin, min_score, min_margin)
         angle = 90.0 * int(turn[best])
         if side == "back":
@@ -226,13 +302,18 @@ class TileReader:
                            covered)
         return Reading("none", score=score, margin=margin, confidence=confidence, covered=covered)
 
-    def read_aligned(self, big: np.ndarray, margin: int, candidates: int = 3) -> tuple[Reading, tuple[int, int]]:
+    def read_aligned(self, big: np.ndarray, margin: int, candidates: int = 2,
+                     first: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                     force: bool = False) -> tuple[Reading, tuple[int, int]]:
         """Read a crop ``margin`` pixels wider on each side than a tile crop, letting each of the
         ``candidates`` best labels pull the window to where its template fits best (see :meth:`align`): a
         label is judged at its own best position, so a pose a couple of millimetres off (a printed margin's
-        inner edge taken for the outline) neither loses the right label nor lends a wrong one a window."""
+        inner edge taken for the outline) neither loses the right label nor lends a wrong one a window.
+        ``first``: the middle window's (features, per-label scores, turns) when already computed."""
         n, m = TILE_CROP_PX, margin
         windows: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        if first is not None:
+            windows[(0, 0)] = first
 
         def window(dx: int, dy: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             if (dx, dy) not in windows:
@@ -241,17 +322,20 @@ class TileReader:
             return windows[(dx, dy)]
 
         _, per_label, turn = window(0, 0)
-        if per_label.max() < 0.25:  # nothing like a tile here: do not search
+        if per_label.max() < 0.25 and not force:  # nothing like a tile here: do not search
             return self._judge(windows[(0, 0)][0], per_label, turn, None), (0, 0)
         features = self._big_features(big, m)
-        # first the layout every face shares (frame, corner symbols) at each quarter turn: it brings a window a
-        # few millimetres off onto the tile whatever its rank; then each likely label at its best turn
+        # first the layout every face shares (frame, corner symbols; or the back's pattern) at the likeliest
+        # label's quarter turn and the next: it brings a window a few millimetres off onto the tile whatever its
+        # rank; then each likely label at its best turn
         best_fit = -1.0
-        for layout in self.layouts:
-            for quarter in range(4):
-                (dx, dy), fit = self._align_template(features, layout, quarter, m)
-                if fit > best_fit:
-                    best_fit, shift = fit, (dx, dy)
+        likeliest = int(np.argmax(per_label))
+        start = int(turn[likeliest])
+        index = 1 if self.labels[likeliest][0] == "back" and len(self.layouts) > 1 else 0
+        for quarter in (start, (start + 1) % 4):
+            (dx, dy), fit = self._match(features, self._turned_layout(index, quarter), m)
+            if fit > best_fit:
+                best_fit, shift = fit, (dx, dy)
         _, per_label2, turn2 = window(*shift)
         likely = np.argsort(-np.maximum(per_label, per_label2))[:candidates]
         for label in likely:
@@ -309,15 +393,21 @@ class CoinReader:
         rows = []
         self.min_score: dict[str, float] = {}
         self.min_margin: dict[str, float] = {}
+        self.label_model = []  # (model, index) per label (see TileReader)
         for side, model in (("value", profile.coin_values), ("suit", profile.coin_suits)):
-            for label, template in zip(model.labels, model.templates, strict=True):
+            for i, (label, template) in enumerate(zip(model.labels, model.templates, strict=True)):
                 self.labels.append((side, label[0], label[1]))
                 rows.append(template)
+                self.label_model.append((model, i))
             self.min_score[side] = model.min_score
             self.min_margin[side] = model.min_margin
         templates = np.asarray(rows, np.float32).reshape(len(rows), 3 * COIN_RINGS, COIN_ANGLES)
         self.templates = templates
         self.spectra = np.conj(np.fft.rfft(templates, axis=-1))  # (t, 3R, A/2+1)
+        self.spectra_by_frequency = np.ascontiguousarray(self.spectra.transpose(2, 1, 0))  # (A/2+1, 3R, t)
+        per_ring = templates.reshape(len(rows), 3, COIN_RINGS, COIN_ANGLES)
+        self.sum_spectra = np.conj(np.fft.rfft(per_ring.sum(axis=1), axis=-1))  # (t, R, A/2+1): masked sums
+        self.square_spectra = np.conj(np.fft.rfft((per_ring**2).sum(axis=1), axis=-1))
         # Blank faces (a null printed as nothing but the rim): their templates hold nearly no ink inside the
         # rim, and a correlation over the whole coin is then mostly noise. A blank coin is read by its rim alone.
         rings = templates.reshape(len(rows), 3, COIN_RINGS, COIN_ANGLES)
@@ -329,24 +419,36 @@ class CoinReader:
         outer = outer - outer.mean(axis=(1, 2), keepdims=True)
         outer /= np.maximum(np.sqrt((outer**2).sum(axis=(1, 2), keepdims=True)), 1e-9)
         self.rim_spectra = np.conj(np.fft.rfft(outer, axis=-1))
+        # each side against its own taught sharpness (a symbol's soft curves are less sharp than a numeral's)
         taught = profile.taught.get("coin_sharpness")
-        self.min_sharpness = _SHARPNESS_SHARE * float(taught) if taught else 0.0
+        self.min_sharpness = {"value": _SHARPNESS_SHARE * float(taught) if taught else 0.0}
+        taught = profile.taught.get("coin_suit_sharpness", taught)
+        self.min_sharpness["suit"] = _SHARPNESS_SHARE * float(taught) if taught else 0.0
+        self.label_sharpness = {k: _SHARPNESS_SHARE * float(v)
+                                for k, v in profile.taught.get("coin_label_sharpness", {}).items()}
 
     def read_aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int]]:
         """Read a crop ``margin`` pixels wider on each side than a coin crop, moving the window (coarse to fine)
         to where each likely label's template correlates most: the polar features need the centre to a fraction
         of a millimetre, and a coin's rim can be too faint (a light coin on white paper) to fit that well. Each
         label is judged at its own best window, so a blurred numeral is not read as a symbol that happens to fit
-        better a millimetre off."""
+        better a millimetre off.
+
+        The search reads every window from ONE feature image of the whole wide crop (its colour reference and
+        low-pass shared: a window's own differ by a hair); the chosen window is then read exactly as teach read
+        the templates, and the other labels keep the better of their own best window's score and their score
+        there (the margin can only shrink)."""
         n, m = COIN_CROP_PX, margin
+        features = _wide_coin_features(big, m)
         scores: dict[tuple[int, int], np.ndarray] = {}  # window -> (labels, angles)
 
         def look(shifts: list[tuple[int, int]]) -> None:
             new = [w for w in shifts if w not in scores and abs(w[0]) <= m and abs(w[1]) <= m]
             if not new:
                 return
-            windows = np.stack([big[m + dy : m + dy + n, m + dx : m + dx + n] for dx, dy in new])
-            for w, corr in zip(new, self.correlations(windows), strict=True):
+            windows = np.stack([features[m + dy : m + dy + n, m + dx : m + dx + n] for dx, dy in new])
+            polar = _polar_of_features(windows)
+            for w, corr in zip(new, self.correlations(windows, polar), strict=True):
                 scores[w] = corr
 
         step = max(1, m // 2)
@@ -362,17 +464,87 @@ class CoinReader:
         stack = np.stack([scores[w] for w in windows])  # (windows, labels, angles)
         per_label = stack.max(axis=2)  # (windows, labels)
         best_window = per_label.argmax(axis=0)  # per label
-        best = per_label.max(axis=0)
+        # the likeliest labels' own best windows, read exactly as teach read the templates: every label is
+        # judged by the best of these (its own window among them), the winner at its own
+        likely = np.argsort(-per_label.max(axis=0))[:3]
+        chosen = list(dict.fromkeys(windows[int(best_window[label])] for label in likely))
+        crops = np.stack([big[m + dy : m + dy + n, m + dx : m + dx + n] for dx, dy in chosen])
+        exact = self.correlations(crops)  # (chosen windows, labels, angles)
+        per_exact = exact.max(axis=2)
+        best = per_exact.max(axis=0)
         top = int(np.argmax(best))
-        where = windows[int(best_window[top])]
-        shift = int(np.argmax(scores[where][top]))
-        crop = big[None, m + where[1] : m + where[1] + n, m + where[0] : m + where[0] + n]
-        reading = self._judge(best, top, shift, crop)
-        if reading.status == "ok" and reading.rank != 0 and coin_sharpness(crop[0]) < self.min_sharpness:
+        k = int(np.argmax(per_exact[:, top]))
+        where = chosen[k]
+        return self._gated(self._judge(best, top, int(np.argmax(exact[k, top])), crops[k : k + 1]), crops[k]), where
+
+    def read_batch(self, big: np.ndarray, margin: int) -> list[tuple[Reading, tuple[int, int]]]:
+        """Read coin crops ``margin`` pixels wider on each side than a coin crop, all at once: each label at
+        its own best window among the nine within a pixel (half a millimetre) of the fitted centre, the likeliest
+        two read exactly there; those not read clearly are searched further (:meth:`read_aligned`); those that
+        look like no face of the set at all are "none"."""
+        if len(big) == 0:
+            return []
+        n, m = COIN_CROP_PX, margin
+        count = len(big)
+        shifts = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+        features = [_wide_coin_features(b, m) for b in big]
+        windows = np.stack([f[m + dy : m + dy + n, m + dx : m + dx + n] for f in features for dx, dy in shifts])
+        polar = _polar_of_features(windows)
+        corr = self.correlations(windows, polar)  # (count * 9, labels, angles)
+        per = corr.max(axis=2).reshape(count, len(shifts), -1)  # (coins, windows, labels)
+        middle = shifts.index((0, 0))
+        maybe = self._maybe_coin(polar[middle :: len(shifts)], corr[middle :: len(shifts)])
+        chosen: list[list[tuple[int, int]]] = []
+        crops = []
+        for i in range(count):
+            likely = np.argsort(-per[i].max(axis=0))[:2]
+            where = list(dict.fromkeys(shifts[int(np.argmax(per[i, :, label]))] for label in likely))
+            chosen.append(where)
+            crops += [big[i, m + dy : m + dy + n, m + dx : m + dx + n] for dx, dy in where]
+        exact = self.correlations(np.stack(crops))  # (all chosen windows, labels, angles)
+        out: list[tuple[Reading, tuple[int, int]]] = []
+        k = 0
+        for i in range(count):
+            these = exact[k : k + len(chosen[i])]
+            k += len(chosen[i])
+            if not maybe[i]:
+                out.append((Reading("none", score=float(per[i].max())), (0, 0)))
+                continue
+            # every label at the better of the windows read (the likeliest two labels' own best)
+            per_exact = these.max(axis=2)
+            best = per_exact.max(axis=0)
+            top = int(np.argmax(best))
+            j = int(np.argmax(per_exact[:, top]))
+            dx, dy = chosen[i][j]
+            crop = big[i : i + 1, m + dy : m + dy + n, m + dx : m + dx + n]
+            reading = self._gated(self._judge(best, top, int(np.argmax(these[j, top])), crop), crop[0])
+            if reading.status in ("unclear", "hidden") and reading.reason != "too blurred" and m > 0:
+                # a coin, but not clear: look further around (too blurred stays so wherever it is looked at)
+                out.append(self.read_aligned(big[i], m))
+            else:
+                out.append((reading, (dx, dy)))
+        return out
+
+    def _gated(self, reading: Reading, crop: np.ndarray) -> Reading:
+        if reading.status != "ok" or reading.rank == 0:
+            return reading
+        suit = reading.suit.value if reading.suit else "-"
+        key = f"{reading.side}:{suit}:{'-' if reading.rank is None else reading.rank}"
+        least = self.label_sharpness.get(key, self.min_sharpness.get(reading.side or "value", 0.0))
+        if coin_sharpness(crop) < least:
             # far blurrier than the taught coins: a numeral and a symbol are blobs alike (a null stays blank)
-            reading = Reading("unclear", reading.side, None, None, reading.angle_deg, reading.score, reading.margin,
-                              min(reading.confidence, 0.49), "too blurred")
-        return reading, where
+            return Reading("unclear", reading.side, None, None, reading.angle_deg, reading.score, reading.margin,
+                           min(reading.confidence, 0.49), "too blurred")
+        return reading
+
+    def _maybe_coin(self, polar: np.ndarray, corr: np.ndarray) -> np.ndarray:
+        best = corr.max(axis=(1, 2))
+        if len(self.blank) == 0:
+            return best >= _FIRST_LOOK
+        centred = polar - polar.mean(axis=(1, 2, 3), keepdims=True)
+        inner = (centred[:, :, : self.inner_rings] ** 2).sum(axis=(1, 2, 3))
+        share = inner / np.maximum((centred**2).sum(axis=(1, 2, 3)), 1e-9)
+        return (best >= _FIRST_LOOK) | (share < _BLANK_INK + 0.2)  # the window may be off by a millimetre or two
 
     def first_look(self, crops: np.ndarray) -> np.ndarray:
         """Whether each crop may be a coin of the set, cheaply: it correlates a little with some face, or it is
@@ -392,7 +564,8 @@ class CoinReader:
         polar = polar - polar.mean(axis=1, keepdims=True)
         polar /= np.maximum(np.linalg.norm(polar, axis=1, keepdims=True), 1e-6)
         spectrum = np.fft.rfft(polar.reshape(len(crops), 3 * COIN_RINGS, COIN_ANGLES), axis=-1)
-        product = np.einsum("nrf,trf->ntf", spectrum, self.spectra)
+        # per frequency a (crops x rings) @ (rings x templates) product: BLAS, where einsum would loop
+        product = np.matmul(spectrum.transpose(2, 0, 1), self.spectra_by_frequency).transpose(1, 2, 0)
         return np.fft.irfft(product, n=COIN_ANGLES, axis=-1)
 
     def read(self, crops: np.ndarray) -> list[Reading]:
@@ -406,9 +579,10 @@ class CoinReader:
             readings.append(self._judge(per_label, best, int(np.argmax(corr[i, best])), crops[i : i + 1]))
         return readings
 
-    def _blank_reading(self, crop: np.ndarray) -> Reading | None:
+    def _blank_reading(self, crop: np.ndarray, rim_fits: bool = False) -> Reading | None:
         """The reading of a coin whose face is blank inside the rim, by the rim alone (None: not blank, or the
-        set has no blank face)."""
+        set has no blank face). ``rim_fits``: the coin's radial signature (its printed ring and rim) fitted well
+        where it was found: then the printed rim need not match a blank face's at this crop's resolution."""
         if len(self.blank) == 0:
             return None
         polar = coin_polar(crop)[0]
@@ -426,7 +600,7 @@ class CoinReader:
         score = float(per_label[order[0]])
         margin = float(score - per_label[order[1]]) if len(order) > 1 else 1.0
         side, suit, rank = self.labels[best]
-        if score < _BLANK_RIM_MIN:  # no printed rim where a blank face has one: a pawn's base, a bare disc
+        if score < _BLANK_RIM_MIN and not rim_fits:  # no printed rim where a blank face has one: a pawn's base
             return None
         # Blank inside the rim: the side and the rank are sure (no other face is blank). The suit is only the
         # rim's colour, a line a third of a millimetre wide, a fraction of a pixel from a Pi camera: it is given
@@ -457,7 +631,8 @@ class CoinReader:
         if score - other < _SIDE_MARGIN:
             margin = min(margin, score - other)
         angle = shift * 360.0 / COIN_ANGLES
-        min_score, min_margin = self.min_score[side], self.min_margin[side]
+        model, index = self.label_model[best]
+        min_score, min_margin = self.min_score[side], model.margin_for(index, score)
         confidence = _confidence(score, margin, min_score, min_margin)
         if score >= min_score and margin >= min_margin:
             return Reading("ok", side, suit, rank, angle, score, margin, confidence)
@@ -494,16 +669,17 @@ class CoinReader:
             if bad[k + 1]:
                 keep[inner:, k * COIN_ANGLES // 8 : (k + 1) * COIN_ANGLES // 8] = False
         covered = 1.0 - float(keep.mean())
-        xk = x[:, keep].ravel()
-        xk = xk - xk.mean()
-        xk /= max(float(np.linalg.norm(xk)), 1e-6)
-        best = -1.0
-        for j in range(len(self.templates)):
-            tk = self.templates[j].reshape(3, COIN_RINGS, COIN_ANGLES)
-            # the other templates at their own best turn for this crop
-            rolled = [np.roll(tk, s, axis=-1)[:, keep].ravel() for s in range(0, COIN_ANGLES, 2)]
-            tk_all = np.array(rolled)
-            tk_all = tk_all - tk_all.mean(axis=1, keepdims=True)
-            tk_all /= np.maximum(np.linalg.norm(tk_all, axis=1, keepdims=True), 1e-6)
-            best = max(best, float((tk_all @ xk).max()))
-        return covered, best
+        # every template at every turn over the kept part, at once: the masked sums are circular correlations
+        # along the angles (FFT), so the masked normalised correlation needs no loop over templates or turns
+        k = keep.astype(np.float64)
+        kx = x * k[None]
+        count = 3.0 * k.sum()
+        s_x, s_xx = float(kx.sum()), float((kx * x).sum())
+        spec_k = np.fft.rfft(k, axis=-1)  # (rings, freq)
+        s_xt = np.fft.irfft(np.einsum("rf,trf->tf", np.fft.rfft(kx.reshape(-1, COIN_ANGLES), axis=-1),
+                                      self.spectra), n=COIN_ANGLES, axis=-1)  # (templates, turns)
+        s_t = np.fft.irfft(np.einsum("rf,trf->tf", spec_k, self.sum_spectra), n=COIN_ANGLES, axis=-1)
+        s_tt = np.fft.irfft(np.einsum("rf,trf->tf", spec_k, self.square_spectra), n=COIN_ANGLES, axis=-1)
+        numerator = s_xt - s_x * s_t / count
+        denominator = np.sqrt(np.maximum((s_xx - s_x * s_x / count) * (s_tt - s_t * s_t / count), 1e-12))
+        return covered, float((numerator / denominator).max())

@@ -1,14 +1,16 @@
-"""Canonical crops of pieces: a small square of the ORIGINAL frame, sampled in the piece's own frame.
+"""Canonical crops of pieces: small squares of the ORIGINAL frame, sampled in each piece's own frame.
 
-A crop is what a piece's top face looks like seen straight from above with its "up" toward the crop's top,
-at a fixed resolution, whatever the camera's tilt, distance and lens. It is sampled through the calibration at
-the height of the face (a coin on a tile is 6 mm up), so parallax does not shift it.
+A crop is what a piece's top face looks like seen straight from above with its "up" toward the crop's top, at a
+fixed resolution, whatever the camera's tilt, distance and lens. It is sampled through the calibration at the
+height of the face (a coin on a tile is 6 mm up), so parallax does not shift it.
 
-Why one small warp per piece and not a crop of the rectified table image: the rectified image is made at a
-low resolution for finding pieces quickly; reading a coin's numeral needs the camera's full resolution, and a
-per-piece warp from the raw frame costs microseconds. Over a 50 mm patch lens distortion is a projective map to
-well under 0.1 px, so each crop is one ``cv2.warpPerspective`` through the homography fitted to its four
-corners (the corners themselves go through the full calibration, distortion included).
+Why from the raw frame and not from the top-down view pieces are found in: the view is made at a low resolution
+for finding pieces quickly; reading a coin's numeral needs the camera's full resolution. Over a 50 mm patch lens
+distortion is a projective map to well under 0.1 px, so each piece's patch is one homography fitted to its four
+corners (the corners themselves go through the full calibration, distortion included): :func:`piece_homographies`
+maps a piece's local millimetres to raw pixels. The numba kernels of :mod:`vision.tiles` and :mod:`vision.coins`
+sample the frame through them directly; :func:`sample_crops` makes the crops of many pieces with ONE
+``cv2.remap`` (maps computed for all of them at once) and one area-averaging resize.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ import math
 
 import cv2
 import numpy as np
+from numba import njit
 
 from calibration.table_calibration import Calibration
 
-__all__ = ["piece_axes", "crop_corners_mm", "crop_homographies", "sample_crops"]
+__all__ = ["piece_axes", "crop_corners_mm", "piece_homographies", "crop_homographies", "sample_crops",
+           "sample_with"]
 
 
 def piece_axes(angle_deg: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -42,6 +46,45 @@ def crop_corners_mm(centres_mm: np.ndarray, angles_deg: np.ndarray, size_mm: flo
     return centres[:, None, :] + half * offsets
 
 
+def _four_point_homographies(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) homographies taking the 4 points ``src`` (4, 2) to each ``dst[i]`` (4, 2): the batched linear
+    solve of cv2.getPerspectiveTransform."""
+    n = len(dst)
+    a = np.zeros((n, 8, 8))
+    b = np.zeros((n, 8))
+    for k in range(4):
+        x, y = src[k]
+        u, v = dst[:, k, 0], dst[:, k, 1]
+        a[:, k, 0], a[:, k, 1], a[:, k, 2] = x, y, 1.0
+        a[:, k, 6], a[:, k, 7] = -x * u, -y * u
+        a[:, k + 4, 3], a[:, k + 4, 4], a[:, k + 4, 5] = x, y, 1.0
+        a[:, k + 4, 6], a[:, k + 4, 7] = -x * v, -y * v
+        b[:, k], b[:, k + 4] = u, v
+    h = np.linalg.solve(a, b[:, :, None])[:, :, 0]
+    return np.concatenate([h, np.ones((n, 1))], axis=1).reshape(n, 3, 3)
+
+
+def piece_homographies(
+    calibration: Calibration,
+    centres_mm: np.ndarray,
+    angles_deg: np.ndarray,
+    heights_mm: np.ndarray | float,
+    size_mm: float,
+) -> np.ndarray:
+    """(n, 3, 3) homographies from a piece's local millimetres (x right, y down along the piece's axes, origin at
+    its centre) to raw frame pixels, for the plane ``heights_mm`` above the table, exact at the corners of a
+    square of ``size_mm`` around the centre."""
+    corners = crop_corners_mm(centres_mm, angles_deg, size_mm)
+    n = len(corners)
+    if n == 0:
+        return np.zeros((0, 3, 3))
+    heights = np.broadcast_to(np.asarray(heights_mm, dtype=np.float64), (n,))
+    pixels = calibration.table_to_pixel(corners.reshape(-1, 2), np.repeat(heights, 4)).reshape(n, 4, 2)
+    half = size_mm / 2.0
+    src = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    return _four_point_homographies(src, pixels)
+
+
 def crop_homographies(
     calibration: Calibration,
     centres_mm: np.ndarray,
@@ -51,16 +94,53 @@ def crop_homographies(
     out_px: int,
 ) -> np.ndarray:
     """(n, 3, 3) homographies from crop pixels (OpenCV convention, centres at integers) to raw frame pixels."""
-    corners = crop_corners_mm(centres_mm, angles_deg, size_mm)
-    n = len(corners)
-    heights = np.broadcast_to(np.asarray(heights_mm, dtype=np.float64), (n,))
-    pixels = calibration.table_to_pixel(corners.reshape(-1, 2), np.repeat(heights, 4)).reshape(n, 4, 2)
-    edge = out_px - 0.5
-    src = np.array([[-0.5, -0.5], [edge, -0.5], [edge, edge], [-0.5, edge]], dtype=np.float32)
-    out = np.empty((n, 3, 3))
-    for i in range(n):
-        out[i] = cv2.getPerspectiveTransform(src, pixels[i].astype(np.float32))
-    return out
+    local = piece_homographies(calibration, centres_mm, angles_deg, heights_mm, size_mm)
+    scale = size_mm / out_px
+    to_local = np.array([[scale, 0.0, scale * 0.5 - size_mm / 2], [0.0, scale, scale * 0.5 - size_mm / 2],
+                         [0.0, 0.0, 1.0]])
+    return local @ to_local
+
+
+@njit(cache=True, nogil=True)
+def _maps(homographies, size_mm, out_px, map_x, map_y):  # pragma: no cover - numba
+    """Remap maps of every piece's crop, stacked down: row i * out_px + r, column c samples local mm
+    ((c + 0.5) * s - size / 2, (r + 0.5) * s - size / 2), s = size / out_px."""
+    step = size_mm / out_px
+    origin = 0.5 * step - size_mm / 2.0
+    for i in range(homographies.shape[0]):
+        h = homographies[i]
+        for r in range(out_px):
+            v = origin + r * step
+            for c in range(out_px):
+                u = origin + c * step
+                w = h[2, 0] * u + h[2, 1] * v + h[2, 2]
+                map_x[i * out_px + r, c] = (h[0, 0] * u + h[0, 1] * v + h[0, 2]) / w
+                map_y[i * out_px + r, c] = (h[1, 0] * u + h[1, 1] * v + h[1, 2]) / w
+
+
+def sample_with(image: np.ndarray, homographies: np.ndarray, size_mm: float, out_px: int,
+                oversample: int = 1) -> np.ndarray:
+    """Crops (n, out_px, out_px, channels) uint8 of squares of ``size_mm`` in each piece's local millimetres
+    (``homographies`` from :func:`piece_homographies`), ``oversample`` x ``oversample`` samples averaged per
+    crop pixel (anti-aliasing when the frame has more pixels per mm than the crop). Outside the frame is black."""
+    n = len(homographies)
+    channels = 1 if image.ndim == 2 else image.shape[2]
+    if n == 0:
+        return np.zeros((0, out_px, out_px, channels), np.uint8)
+    big = out_px * oversample
+    map_x = np.empty((n * big, big), np.float32)
+    map_y = np.empty((n * big, big), np.float32)
+    _maps(np.ascontiguousarray(homographies, dtype=np.float64), float(size_mm), big, map_x, map_y)
+    stacked = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    if oversample > 1:  # whole blocks of oversample x oversample: each crop averages only its own samples
+        stacked = cv2.resize(stacked, (out_px, n * out_px), interpolation=cv2.INTER_AREA)
+    return stacked.reshape(n, out_px, out_px, channels)
+
+
+def oversampling(calibration: Calibration, centre_mm: np.ndarray, size_mm: float, out_px: int) -> int:
+    """Samples per crop pixel and axis so that the crop averages every frame pixel it covers (1 to 4)."""
+    native = calibration.px_per_mm_at(np.asarray(centre_mm, float).reshape(2))
+    return max(1, min(4, int(math.ceil(native * size_mm / out_px - 0.25))))
 
 
 def sample_crops(
@@ -80,20 +160,10 @@ def sample_crops(
     Outside the frame is black.
     """
     centres = np.asarray(centres_mm, dtype=np.float64).reshape(-1, 2)
-    n = len(centres)
     channels = 1 if image.ndim == 2 else image.shape[2]
-    if n == 0:
+    if len(centres) == 0:
         return np.zeros((0, out_px, out_px, channels), np.uint8)
     if oversample is None:
-        native = calibration.px_per_mm_at(centres[0])
-        oversample = max(1, min(4, int(math.ceil(native * size_mm / out_px - 0.25))))
-    big = out_px * oversample
-    homographies = crop_homographies(calibration, centres, angles_deg, heights_mm, size_mm, big)
-    out = np.empty((n, out_px, out_px, channels), np.uint8)
-    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-    for i in range(n):
-        crop = cv2.warpPerspective(image, homographies[i], (big, big), flags=flags, borderMode=cv2.BORDER_CONSTANT)
-        if oversample > 1:
-            crop = cv2.resize(crop, (out_px, out_px), interpolation=cv2.INTER_AREA)
-        out[i] = crop.reshape(out_px, out_px, channels)
-    return out
+        oversample = oversampling(calibration, centres[0], size_mm, out_px)
+    homographies = piece_homographies(calibration, centres, angles_deg, heights_mm, size_mm)
+    return sample_with(image, homographies, size_mm, out_px, oversample)

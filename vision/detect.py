@@ -2,16 +2,20 @@
 
 Pipeline of :meth:`Detector.detect` (each step's reason in its own module):
 
-1. :class:`vision.rectify.TableView`: one remap to a 1 px/mm top-down view of the table plane (maps computed
-   once per calibration, lens distortion included);
-2. :mod:`vision.segment`: Sobel edges of the view; coin-centre votes and the histogram of edge directions;
-   for each dominant direction a matched filter for a tile's outline;
-3. :mod:`vision.tiles`, :mod:`vision.coins`: candidates fitted to their edges (pose and outline support);
-4. :mod:`vision.crops`: a canonical crop of each candidate's top face from the raw frame, through the
-   calibration at the face's height (parallax: a coin on a tile is 6 mm up);
-5. :mod:`vision.classify`: each crop read against the profile's templates (side, suit, rank, rotation,
-   confidence); candidates that are no piece are dropped, pieces that cannot be read surely are *uncertain*;
-6. :func:`vision.figures.detect_figures` for pawns, dice and pyramids, given the tiles and coins found;
+1. :class:`vision.rectify.TableView`: the grey frame halved once and remapped to a top-down view of the table
+   plane at half a pixel per millimetre (maps computed once per calibration, lens distortion included);
+2. :mod:`vision.segment`: Sobel edges of the view; one pass for the coin-centre votes and the edges of each
+   dominant direction; for each direction a matched filter for a tile's outline;
+3. :mod:`vision.tiles`, :mod:`vision.coins`: the candidates fitted to their outline (tiles) or rim (coins) in the
+   RAW grey frame, through the homography of each piece's top face (its height included: a coin on a tile is
+   6 mm up); most false candidates fall here, cheaply;
+4. :mod:`vision.crops`: canonical crops of the fitted pieces from the raw frame (one remap per kind);
+5. :mod:`vision.classify`: all crops read at once against the profile's templates (side, suit, rank, rotation,
+   confidence); the few not read clearly are searched for a better window; candidates that are no piece are
+   dropped, pieces that cannot be read surely are *uncertain*;
+6. grids grow from the tiles read into tiles whose outline hardly shows (touching white tiles on white paper);
+   tiles under coins are read again without the coins;
+7. :func:`vision.figures.detect_figures` for pawns, dice and pyramids, given the tiles and coins found;
    coins under a die become uncertain.
 
 Positions are footprint centres on the table in mm. A :class:`Detector` keeps everything that depends only on
@@ -37,6 +41,7 @@ from calibration.profile import (
     PieceSetProfile,
     default_profile,
 )
+from calibration.rectify import Rectified
 from calibration.table_calibration import Calibration
 from calibration.teach import (
     COIN_CONTEXT_MM,
@@ -50,13 +55,13 @@ from calibration.teach import (
 )
 from rules.pieces import COIN_MM, TILE_MM, Kind
 from vision.classify import CoinReader, Reading, TileReader
-from vision.coins import CircleFit, coin_candidates, fit_circles, refine_coins
-from vision.crops import sample_crops
+from vision.coins import CoinFit, fit_coins
+from vision.crops import oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
 from vision.pieces import DetectedPiece, Detection
 from vision.rectify import TableView
-from vision.segment import EdgeMap, coin_votes, edge_map
-from vision.tiles import refine_tiles, tile_candidates
+from vision.segment import EdgeMap, SideGrid, dominant_angles, edge_directions, edge_map, peaks, votes_and_sides
+from vision.tiles import TileFit, fit_tiles, tile_candidates
 
 __all__ = ["Detector", "Shapes", "ProfileMismatch", "detect_pieces", "survey_teach_photo", "ALL_KINDS"]
 
@@ -64,15 +69,23 @@ __all__ = ["Detector", "Shapes", "ProfileMismatch", "detect_pieces", "survey_tea
 class ProfileMismatch(VisionError):
     """The frame shows tiles, but they do not look like the piece set of the profile."""
 
+
 ALL_KINDS = ("tile", "coin", "pawn", "die", "pyramid")
 _FIGURE_KINDS = ("pawn", "die", "pyramid")
-_COIN_VOTES_MIN = 4.5  # coin-centre votes (rim pixels, each at most 1) for a candidate
+_VIEW_PX_PER_MM = 0.5  # the view pieces are found in: a tile is 25 px, a coin 9.5
+_COIN_VOTES_MIN = 4.0  # coin-centre votes (rim pixels of the view, each at most 1) for a candidate
 _RIM_SUPPORT_MIN = 0.35  # share of rays finding a coin's rim for a coin to be there
+_RIM_MATCH_MIN = 0.3  # how well the coins' radial signature must fit (true coins: 0.4 and up; texture: 0.2)
 _BLANK_RIM_SUPPORT = 0.7  # ... where the face gives no evidence (blank) or could be print (on a tile)
 _RIM_POLARITY = 0.85  # ... and the share of those with the rim's majority polarity there
+_BLANK_RIM_MATCH = 0.5  # a blank face: nothing printed to go by, the coin's radial signature must fit well
 _COIN_ALIGN_PX = 4  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the rim's centre
 _FACE_ONLY_EXTRA = 0.15  # how much better than usual a face must match where no outline shows
 _ALIGN_PX = 4  # tile crops: how far (crop pixels, ~1.2 mm each) the printed face may pull the fitted pose
+_TILE_FIT_MM = TILE_MM + 10.0  # the square around a tile candidate its homography is exact on
+_COIN_FIT_MM = COIN_MM + 8.0
+_TEACH_SHRINK_MM = 7.0  # teach photos: the fit looks for any square outline this much smaller (a printed frame)
+_FAINT_SEEDS = 8  # candidates without an outline read by their face alone, at most
 
 
 def _outline_usable(support: tuple[float, float, float, float]) -> bool:
@@ -80,18 +93,20 @@ def _outline_usable(support: tuple[float, float, float, float]) -> bool:
     left, right, top, bottom = support
     corner = max(min(left, top), min(top, right), min(right, bottom), min(bottom, left))
     return corner >= 0.5 or sorted(support)[1] >= 0.4
-_COIN_SUPPORT_MIN = 0.6
 
 
 @dataclass
 class Shapes:
-    """Tile and coin candidates of one frame, fitted in the view (no profile needed)."""
+    """Tile and coin candidates of one frame, found in the view (no profile needed)."""
 
-    view: object  # calibration.rectify.Rectified
+    grey: np.ndarray  # the raw frame, grey
+    gradients: tuple[np.ndarray, np.ndarray]  # its Sobel gradients (int16): what the fits sample
+    view: np.ndarray  # the grey top-down view (uint8)
     edges: EdgeMap
-    hist: np.ndarray  # edge directions modulo 90 degrees (1-degree bins)
+    sides: list[SideGrid]  # per dominant direction
+    responses: list[tuple[np.ndarray, np.ndarray]]  # per direction: the matched filter's total and weakest side
+    tile_candidates: np.ndarray  # (n, 4): x, y (view px), angle (degrees mod 90), matched-filter total
     coin_peaks: np.ndarray  # (n, 3) coin-centre vote peaks: x, y (view px), votes
-    circles: list[CircleFit]
     timings_ms: dict[str, float]
 
 
@@ -101,11 +116,19 @@ def _tick(timings: dict[str, float], key: str, start: float) -> float:
     return now
 
 
+@dataclass(frozen=True)
+class _Pose:
+    """A piece's pose on the table: footprint centre (mm), rotation (degrees clockwise)."""
+
+    centre: np.ndarray
+    angle_deg: float
+
+
 class Detector:
     """Finds and reads the pieces in frames of one calibration with one piece-set profile.
 
     ``profile``: a :class:`calibration.profile.PieceSetProfile` (None: the built-in default edition).
-    ``px_per_mm``: resolution of the top-down view pieces are found in (reading always uses the raw frame).
+    ``px_per_mm``: resolution of the top-down view pieces are found in (fitting and reading use the raw frame).
     ``check_profile``: raise :class:`ProfileMismatch` when clear tile outlines do not read as the profile's set.
     """
 
@@ -114,7 +137,7 @@ class Detector:
         calibration: Calibration,
         profile: PieceSetProfile | None = None,
         *,
-        px_per_mm: float = 1.0,
+        px_per_mm: float = _VIEW_PX_PER_MM,
         check_profile: bool = True,
     ) -> None:
         self.calibration = calibration
@@ -124,8 +147,7 @@ class Detector:
         self.tile_reader = TileReader(self.profile)
         self.coin_reader = CoinReader(self.profile)
         self.markers_mm = _sheet_markers(calibration)
-
-    fit_coin_rims = False  # the view-level rim fit: only the profile-free teach survey needs it
+        self._colour_view: TableView | None = None
 
     # -- geometry --------------------------------------------------------------------------------------------
     def _lift(self, view_px: np.ndarray, heights_mm: np.ndarray | float) -> np.ndarray:
@@ -137,21 +159,24 @@ class Detector:
         return self.calibration.pixel_to_table(pixels, heights_mm)
 
     def shapes(self, image: np.ndarray) -> Shapes:
-        """Candidates for tiles and coins in ``image`` (see the module docstring, steps 1-3)."""
+        """Candidates for tiles and coins in ``image`` (see the module docstring, steps 1-2)."""
         self._check(image)
         timings: dict[str, float] = {}
         start = time.perf_counter()
-        view = self.view.rectify(image)
-        start = _tick(timings, "rectify", start)
-        gray = cv2.cvtColor(view.image, cv2.COLOR_BGR2GRAY)
-        edges = edge_map(gray)
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        view = self.view.rectify_grey(grey)
+        gradients = cv2.spatialGradient(grey)
+        start = _tick(timings, "view", start)
         p = self.view.px_per_mm
-        votes, hist = coin_votes(edges, COIN_MM * p)
-        coin_peaks = coin_candidates(votes, COIN_MM * p, _COIN_VOTES_MIN)
+        edges = edge_map(view)
+        angles = dominant_angles(edge_directions(edges, p))
+        votes, sides = votes_and_sides(edges, COIN_MM * p, angles)
         start = _tick(timings, "edges", start)
-        circles = fit_circles(edges, coin_peaks, COIN_MM * p) if self.fit_coin_rims else []
-        _tick(timings, "coins", start)
-        return Shapes(view, edges, hist, coin_peaks, circles, timings)
+        responses: list[tuple[np.ndarray, np.ndarray]] = []
+        candidates = tile_candidates(sides, TILE_MM * p, responses=responses)
+        coin_peaks = peaks(votes, COIN_MM * p * 0.4, _COIN_VOTES_MIN)
+        _tick(timings, "candidates", start)
+        return Shapes(grey, gradients, view, edges, sides, responses, candidates, coin_peaks, timings)
 
     def _check(self, image: np.ndarray) -> None:
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
@@ -172,107 +197,157 @@ class Detector:
         timings = dict(shapes.timings_ms)
         start = time.perf_counter()
         tiles, unread = self._read_tiles(image, shapes) if wanted & {"tile", "coin"} else ([], [])
-        start = _tick(timings, "read tiles", start)
+        start = _tick(timings, "tiles", start)
         # clear outlines not read as tiles may be tiles under coins (Plans of Action): coins on them are raised
-        outlined = [self._tile_piece(f.centre, f.angle_deg, Reading("unclear", reason="unread"), f.support)
-                    for f in unread]
+        outlined = [self._tile_piece(f.pose, Reading("unclear", reason="unread")) for f in unread]
         coins = self._read_coins(image, shapes, tiles + outlined) if "coin" in wanted else []
-        start = _tick(timings, "read coins", start)
+        start = _tick(timings, "coins", start)
         if coins:
             tiles, unread = self._reread_tiles_under_coins(image, tiles, outlined, unread, coins)
-            start = _tick(timings, "read tiles", start)
+            start = _tick(timings, "tiles", start)
         self._check_profile(tiles, unread)
-        pieces = ([t for t in tiles] if "tile" in wanted else []) + coins
+        pieces = (list(tiles) if "tile" in wanted else []) + coins
         figure_kinds = [k for k in _FIGURE_KINDS if k in wanted]
         if figure_kinds:
-            figures = self._figures(image, shapes, pieces, figure_kinds)
+            figures = self._figures(image, pieces, figure_kinds)
             pieces = _mark_covered_coins(pieces, figures) + figures
             _tick(timings, "figures", start)
         sure = [p for p in pieces if not p.uncertain]
         unsure = [p for p in pieces if p.uncertain]
         return Detection(sure, unsure, (image.shape[1], image.shape[0]), timings)
 
-    def _figures(self, image, shapes: Shapes, pieces, kinds) -> list[DetectedPiece]:
+    def colour_view(self, image: np.ndarray) -> Rectified:
+        """A colour top-down view at 1 px/mm (what vision.figures searches), made on demand."""
+        if self._colour_view is None:
+            self._colour_view = TableView(self.calibration, px_per_mm=1.0)
+        return self._colour_view.rectify(image)
+
+    def _figures(self, image, pieces, kinds) -> list[DetectedPiece]:
         try:
             from vision.figures import detect_figures
         except ImportError:  # pragma: no cover - vision.figures is part of tableside
             return []
         try:
-            return list(detect_figures(image, self.calibration, self.profile, kinds=kinds, rectified=shapes.view,
-                                       occupied_mm=pieces))
+            return list(detect_figures(image, self.calibration, self.profile, kinds=kinds,
+                                       rectified=self.colour_view(image), occupied_mm=pieces))
         except (ImportError, NotImplementedError):  # the figure detector is not there yet
             return []
 
     # -- tiles -----------------------------------------------------------------------------------------------
-    def _examine_tiles(
-        self, image: np.ndarray, centres: np.ndarray, angles: np.ndarray, need_outline: bool = True
-    ) -> list[_TileFinding]:
-        """Fit each tile candidate in the raw frame and read it; candidates with no outline are dropped unless
-        ``need_outline`` is False (where the grid says a tile should be: its face alone may show it)."""
+    def _fit_tiles(self, gradients: tuple[np.ndarray, np.ndarray], centres: np.ndarray,
+                   angles: np.ndarray) -> list[tuple[_Pose, TileFit]]:
+        """Each candidate's outline fitted in the raw frame: its corrected pose and the fit."""
         height = self.profile.tile_thickness_mm
-        fine = refine_tiles(image, self.calibration, centres, angles, height)
-        keep = [i for i, f in enumerate(fine) if not need_outline or _outline_usable(f.support)]
-        if not keep:
+        homographies = piece_homographies(self.calibration, centres, angles, height, _TILE_FIT_MM)
+        fits = fit_tiles(gradients, homographies, TILE_MM, shrink_mm=self.profile.tile_frame_mm + 1.0)
+        out = []
+        for centre, angle, fit in zip(centres, angles, fits, strict=True):
+            right, down = piece_axes(angle)
+            out.append((_Pose(centre + fit.du_mm * right + fit.dv_mm * down, float(angle + fit.dangle_deg)), fit))
+        return out
+
+    def _read_poses(self, image: np.ndarray, poses: list[_Pose], supports: list, face_only: list[bool],
+                    search: np.ndarray | None = None) -> list[_TileFinding]:
+        """Read the tiles at ``poses`` (one batch); where ``face_only`` (no outline: the grid says a tile should
+        be there) the face alone must show it, clearly."""
+        if not poses:
             return []
-        centres = np.array([centres[i] + [fine[i].dx_mm, fine[i].dy_mm] for i in keep])
-        angles = np.array([angles[i] + fine[i].dangle_deg for i in keep])
         m, n = _ALIGN_PX, TILE_CROP_PX
-        big = sample_crops(image, self.calibration, centres, angles, height, TILE_CROP_MM * (n + 2 * m) / n, n + 2 * m)
+        centres = np.array([p.centre for p in poses])
+        angles = np.array([p.angle_deg for p in poses])
+        size = TILE_CROP_MM * (n + 2 * m) / n
+        homographies = piece_homographies(self.calibration, centres, angles, self.profile.tile_thickness_mm, size)
+        big = sample_with(image, homographies, size, n + 2 * m,
+                          oversampling(self.calibration, centres[0], size, n + 2 * m))
         findings = []
-        for k, (i, centre, angle) in enumerate(zip(keep, centres, angles, strict=True)):
-            reading, (dx, dy) = self.tile_reader.read_aligned(big[k], m)
+        step_mm = TILE_CROP_MM / n
+        # every crop read at its fitted pose first; only those not read and on no tile read are searched around
+        # (the matched filter's echoes between the tiles of a grid need no search)
+        first = self.tile_reader.read_batch(big, m, align=np.zeros(len(poses), bool))
+        read = np.array([p.centre for p, (r, _) in zip(poses, first, strict=True) if r.status == "ok"]).reshape(-1, 2)
+        alone = np.array([len(read) == 0 or bool(np.min(np.sum((read - p.centre) ** 2, axis=1)) >= (0.6 * TILE_MM) ** 2)
+                          for p in poses])
+        redo = np.nonzero(alone & np.array([r.status != "ok" for r, _ in first]))[0]
+        readings = list(first)
+        if len(redo):
+            again = self.tile_reader.read_batch(big[redo], m, None if search is None else search[redo])
+            for i, reading in zip(redo, again, strict=True):
+                readings[i] = reading
+        for pose, support, only, (reading, (dx, dy)) in zip(poses, supports, face_only, readings, strict=True):
+            centre = pose.centre
             if dx or dy:
-                a = math.radians(angle)
-                mm = TILE_CROP_MM / n
-                step = np.array([dx * math.cos(a) - dy * math.sin(a), dx * math.sin(a) + dy * math.cos(a)])
-                centre = centre + mm * step
-            if not need_outline and not _outline_usable(fine[i].support) and reading.status != "none":
+                right, down = piece_axes(pose.angle_deg)
+                centre = centre + step_mm * (dx * right + dy * down)
+            if only and reading.status != "none":
                 # Where only the grid says a tile should be and its outline hardly shows (touching white tiles on
                 # white paper), the face alone must show it, clearly: a pawn's head is no crown.
                 side = reading.side or "face"
                 if reading.score < self.tile_reader.min_score[side] + _FACE_ONLY_EXTRA:
                     reading = Reading("none", score=reading.score)
-            findings.append(_TileFinding(centre, float(angle), reading, fine[i].support))
+            findings.append(_TileFinding(_Pose(centre, pose.angle_deg), reading, support))
         return findings
 
-    def _read_tiles(self, image: np.ndarray, shapes: Shapes) -> list[DetectedPiece]:
-        p = self.view.px_per_mm
-        candidates = tile_candidates(shapes.edges, shapes.hist, TILE_MM * p)
-        centres = self._lift(candidates[:, :2], self.profile.tile_thickness_mm) if len(candidates) else np.zeros((0, 2))
-        findings: list[_TileFinding] = []
-        accepted: list[np.ndarray] = []
-        # strongest candidates first, in small batches; a candidate on a tile already read is not read again
-        # (the matched filter also peaks half a tile off, between tiles of a grid)
-        order = list(range(len(candidates)))
-        empty = 0
-        while order and empty < 3:  # three batches in a row with no tile: the rest is clutter (grids get completed)
-            batch = [i for i in order[:6] if not accepted or
-                     np.min(np.linalg.norm(np.array(accepted) - centres[i], axis=1)) >= 0.6 * TILE_MM]
-            order = order[6:]
-            if not batch:
-                continue
-            found = self._examine_tiles(image, centres[batch], candidates[batch, 2])
-            findings += found
-            read = [f.centre for f in found if f.reading.status == "ok"]
-            accepted += read
-            empty = 0 if read or not accepted else empty + 1
+    def _read_tiles(self, image: np.ndarray, shapes: Shapes) -> tuple[list[DetectedPiece], list[_TileFinding]]:
+        candidates = shapes.tile_candidates
+        if len(candidates) == 0:
+            return [], []
+        height = self.profile.tile_thickness_mm
+        centres = self._lift(candidates[:, :2], height)
+        fitted = self._fit_tiles(shapes.gradients, centres, candidates[:, 2])
+        # best outlines first; a candidate on a better one is the matched filter's echo (it also peaks half a
+        # tile off, between the tiles of a grid): not read
+        usable = [(pose, fit) for pose, fit in fitted if _outline_usable(fit.support)]
+        usable.sort(key=lambda item: -sum(item[1].support))
+        chosen = [usable[i] for i in _apart([pose.centre for pose, _ in usable], 0.6 * TILE_MM)]
+        findings = self._read_poses(image, [p for p, _ in chosen], [f.support for _, f in chosen],
+                                    [False] * len(chosen))
+        if self.profile.tile_back is not None:
+            # a clear outline that reads as nothing and lies on no tile read: perhaps a back, its fit pulled a
+            # couple of millimetres off by its printed grid: searched around (a back is unlike itself off)
+            read = [f.pose.centre for f in findings if f.reading.status != "none"]
+            again = [i for i, f in enumerate(findings) if f.reading.status == "none" and min(f.support) >= 0.7
+                     and not self._on_marker(f.pose.centre)
+                     and all(np.hypot(*(f.pose.centre - c)) >= 0.6 * TILE_MM for c in read)]
+            if again:
+                redone = self._read_poses(image, [findings[i].pose for i in again],
+                                          [findings[i].support for i in again], [False] * len(again),
+                                          np.ones(len(again), bool))
+                for i, f in zip(again, redone, strict=True):
+                    findings[i] = f
+        # touching white tiles on white paper hardly show an outline: the strongest candidates without one are
+        # read by their face alone (seeds for the grid to grow from)
+        found = [f.pose.centre for f in findings if f.reading.status != "none"]
+        faint = [pose for pose, fit in fitted if not _outline_usable(fit.support) and not self._on_marker(pose.centre)
+                 and all(np.hypot(*(pose.centre - c)) >= 0.6 * TILE_MM for c in found)]
+        faint = [faint[i] for i in _apart([p.centre for p in faint], 0.6 * TILE_MM)][:_FAINT_SEEDS]
+        findings += self._read_poses(image, faint, [(0.0, 0.0, 0.0, 0.0)] * len(faint), [True] * len(faint))
         proposed: list[np.ndarray] = []
-        for _round in range(6):  # lattice completion: grids grow from the tiles found into faint-edged ones
+        for _round in range(10):  # lattice completion: grids grow from the tiles found into faint-edged ones
             tiles = _best_tiles(findings)
             proposals = _lattice_proposals(tiles, proposed, self.view)
             if len(proposals) == 0:
                 break
             proposed += list(proposals[:, :2])
-            findings += self._examine_tiles(image, proposals[:, :2], proposals[:, 2], need_outline=False)
+            refits = self._fit_tiles(shapes.gradients, proposals[:, :2], proposals[:, 2])
+            poses = [pose if _outline_usable(fit.support) else _Pose(proposal[:2], float(proposal[2]))
+                     for (pose, fit), proposal in zip(refits, proposals, strict=True)]
+            findings += self._read_poses(image, poses, [fit.support for _, fit in refits],
+                                         [not _outline_usable(fit.support) for _, fit in refits])
         best = _best_tiles(findings)
-        pieces = [self._tile_piece(f.centre, f.angle_deg, f.reading, f.support) for f in best]
-        unread: list[_TileFinding] = []
-        for f in sorted(findings, key=lambda f: -sum(f.support)):
-            if f.reading.status != "none" or min(f.support) < 0.5 or self._near_marker(f.centre):
-                continue
-            if all(np.hypot(*(f.centre - k.centre)) >= 0.8 * TILE_MM for k in [*best, *unread]):
-                unread.append(f)
+        pieces = [self._tile_piece(f.pose, f.reading) for f in best]
+        outlines = sorted((f for f in findings if f.reading.status == "none" and min(f.support) >= 0.5
+                           and not self._near_marker(f.pose.centre)), key=lambda f: -sum(f.support))
+        kept = _apart([f.pose.centre for f in [*best, *outlines]], 0.8 * TILE_MM, first=len(best))
+        unread = [outlines[i - len(best)] for i in kept if i >= len(best)]
         return pieces, unread
+
+    def _on_marker(self, point: np.ndarray) -> bool:
+        """Whether ``point`` is within a few millimetres of the middle of one of the calibration sheet's markers
+        (a marker's outline passes for a tile's to the matched filter)."""
+        if self.markers_mm is None:
+            return False
+        x, y = float(point[0]), float(point[1])
+        return any(abs(x - (x0 + x1) / 2) < 8.0 and abs(y - (y0 + y1) / 2) < 8.0 for x0, y0, x1, y1 in self.markers_mm)
 
     def _near_marker(self, point: np.ndarray) -> bool:
         """Whether a tile-sized square at ``point`` would overlap one of the calibration sheet's markers (a
@@ -295,21 +370,21 @@ class Detector:
                 "give the profile of this set (--profile set.json) or teach it with `tableside teach`"
             )
 
-    def _tile_piece(self, centre: np.ndarray, angle: float, reading: Reading, support) -> DetectedPiece:
+    def _tile_piece(self, pose: _Pose, reading: Reading) -> DetectedPiece:
         uncertain = reading.status != "ok"
-        reason = reading.reason
-        outline = self._outline_px(centre, angle + reading.angle_deg, TILE_MM, self.profile.tile_thickness_mm)
+        angle = pose.angle_deg + reading.angle_deg
+        outline = self._outline_px(pose.centre, angle, TILE_MM, self.profile.tile_thickness_mm)
         return DetectedPiece(
             Kind.TILE,
-            float(centre[0]),
-            float(centre[1]),
-            angle_deg=float((angle + reading.angle_deg) % 360.0),
+            float(pose.centre[0]),
+            float(pose.centre[1]),
+            angle_deg=float(angle % 360.0),
             confidence=reading.confidence,
             suit=None if uncertain else reading.suit,
             rank=None if uncertain else reading.rank,
             side=reading.side if reading.status in ("ok", "hidden", "unclear") else None,
             uncertain=uncertain,
-            reason=reason,
+            reason=reading.reason,
             outline_px=outline,
         )
 
@@ -349,9 +424,8 @@ class Detector:
             big = sample_crops(image, self.calibration, centre[None], np.array([angle]),
                                self.profile.tile_thickness_mm, TILE_CROP_MM * (n + 2 * m) / n, n + 2 * m)[0]
             _, (dx, dy) = self.tile_reader.read_aligned(big, m)
-            a = math.radians(angle)
-            centre = centre + TILE_CROP_MM / n * np.array([dx * math.cos(a) - dy * math.sin(a),
-                                                            dx * math.sin(a) + dy * math.cos(a)])
+            right, down = piece_axes(angle)
+            centre = centre + TILE_CROP_MM / n * (dx * right + dy * down)
             tile = replace(tile, x_mm=float(centre[0]), y_mm=float(centre[1]))
             crop = big[None, m + dy : m + dy + n, m + dx : m + dx + n]
             mask = _coin_mask(tile, angle, on)
@@ -362,67 +436,74 @@ class Detector:
                 else:
                     still.append(finding)
                 continue
-            out.append(self._tile_piece(np.array([tile.x_mm, tile.y_mm]), angle, reading, None))
+            out.append(self._tile_piece(_Pose(np.array([tile.x_mm, tile.y_mm]), angle), reading))
         return out, still
 
     # -- coins -----------------------------------------------------------------------------------------------
-    def _read_coins(self, image: np.ndarray, shapes: Shapes, tiles: list[DetectedPiece]) -> list[DetectedPiece]:
-        """Coins at the vote peaks that show a rim, read where the printed face fits best (the face pins the
-        centre to half a millimetre; a light coin on white paper has a faint rim)."""
-        peaks = shapes.coin_peaks
-        if len(peaks) and self.markers_mm is not None:
-            # the calibration sheet's markers: a white bit of one framed in black passes for a blank coin
-            at = self.view.to_table(peaks[:, :2])
-            inside = np.zeros(len(peaks), bool)
-            for x0, y0, x1, y1 in self.markers_mm:
-                inside |= (at[:, 0] > x0) & (at[:, 0] < x1) & (at[:, 1] > y0) & (at[:, 1] < y1)
-            peaks = peaks[~inside]
-        if len(peaks) == 0:
-            return []
-        seen = self.view.to_table(peaks[:, :2])
+    def _coin_rims(self, gradients: tuple[np.ndarray, np.ndarray], peaks_view: np.ndarray, tiles: list[DetectedPiece]
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[CoinFit]]:
+        """Rims fitted at the vote peaks (view px): centres (table mm), what each rests on (mm), the heights of
+        their top faces and the fits."""
+        seen = self.view.to_table(peaks_view[:, :2])
         base = np.array([self.profile.tile_thickness_mm if any(_inside(t, x, y) for t in tiles) else 0.0
                          for x, y in seen])
         heights = base + self.profile.coin_thickness_mm
-        centres = self._lift(peaks[:, :2], heights)
-        # A coin shows a rim (its top face's edge, darker outside): fitted first, it drops most vote peaks
-        # (numerals, wood grain, marker corners) cheaply, and centres the rest to a millimetre. On a tile, where
-        # printed marks could pass for a coin's face, the rim must be plainer.
-        rims = refine_coins(image, self.calibration, centres, heights)
-        keep = [k for k, rim in enumerate(rims)
-                if abs(rim.radius_mm - COIN_MM / 2) <= 0.6
-                and rim.support >= (_BLANK_RIM_SUPPORT if base[k] > 0 else _RIM_SUPPORT_MIN)
-                and (base[k] == 0 or rim.polarity >= _RIM_POLARITY)]
+        centres = self._lift(peaks_view[:, :2], heights)
+        homographies = piece_homographies(self.calibration, centres, np.zeros(len(centres)), heights, _COIN_FIT_MM)
+        fits = fit_coins(gradients, homographies, self.profile.coin_rim_taps)
+        centres = centres + np.array([[f.dx_mm, f.dy_mm] for f in fits]).reshape(-1, 2)
+        return centres, base, heights, fits
+
+    def _read_coins(self, image: np.ndarray, shapes: Shapes, tiles: list[DetectedPiece]) -> list[DetectedPiece]:
+        """Coins at the vote peaks that show a rim, read where the printed face fits best (the face pins the
+        centre to half a millimetre; a light coin on white paper has a faint rim)."""
+        peaks_view = shapes.coin_peaks
+        if len(peaks_view) and self.markers_mm is not None:
+            # the calibration sheet's markers: a white bit of one framed in black passes for a blank coin
+            at = self.view.to_table(peaks_view[:, :2])
+            inside = np.zeros(len(peaks_view), bool)
+            for x0, y0, x1, y1 in self.markers_mm:
+                inside |= (at[:, 0] > x0) & (at[:, 0] < x1) & (at[:, 1] > y0) & (at[:, 1] < y1)
+            peaks_view = peaks_view[~inside]
+        if len(peaks_view) == 0:
+            return []
+        centres, base, heights, rims = self._coin_rims(shapes.gradients, peaks_view, tiles)
+        # A coin shows a rim, darker or lighter than its face all round: it drops most vote peaks (numerals, wood
+        # grain, marker corners) cheaply. On a tile, where printed marks could pass for a coin's face, the rim
+        # must be plainer. Two peaks on one coin: the better rim.
+        order = sorted(range(len(rims)), key=lambda k: -rims[k].match)
+        keep: list[int] = []
+        for k in order:
+            rim = rims[k]
+            if rim.match < _RIM_MATCH_MIN or rim.support < (_BLANK_RIM_SUPPORT if base[k] > 0 else _RIM_SUPPORT_MIN):
+                continue
+            if base[k] > 0 and rim.polarity < _RIM_POLARITY:
+                continue
+            if all(np.hypot(*(centres[k] - centres[j])) >= 0.6 * COIN_MM for j in keep):
+                keep.append(k)
         if not keep:
             return []
         rims = [rims[k] for k in keep]
-        centres = np.array([centres[k] + [rims[j].dx_mm, rims[j].dy_mm] for j, k in enumerate(keep)])
-        base, heights = base[keep], heights[keep]
+        centres, base, heights = centres[keep], base[keep], heights[keep]
         m, n = _COIN_ALIGN_PX, COIN_CROP_PX
-        big = sample_crops(image, self.calibration, centres, np.zeros(len(centres)), heights,
-                           COIN_CROP_MM * (n + 2 * m) / n, n + 2 * m)
-        looks = self.coin_reader.first_look(big[:, m : m + n, m : m + n])
-        readings, kept_centres, kept = [], [], []
-        for k in np.nonzero(looks)[0]:
-            reading, (dx, dy) = self.coin_reader.read_aligned(big[k], m)
+        size = COIN_CROP_MM * (n + 2 * m) / n
+        homographies = piece_homographies(self.calibration, centres, np.zeros(len(centres)), heights, size)
+        big = sample_with(image, homographies, size, n + 2 * m,
+                          oversampling(self.calibration, centres[0], size, n + 2 * m))
+        found: list[tuple[float, DetectedPiece]] = []
+        for k, (reading, (dx, dy)) in enumerate(self.coin_reader.read_batch(big, m)):
             centre = centres[k] + np.array([dx, dy]) * COIN_CROP_MM / n  # the crop is not turned
             if reading.status != "ok" and len(self.coin_reader.blank):
                 # a blank face gives the content nothing to align on: read it at its rim's centre
-                blank = self.coin_reader._blank_reading(big[k : k + 1, m : m + n, m : m + n])
-                # nothing printed to go by: the rim must be plain, darker or lighter than the face all round
-                if blank is not None and rims[k].support >= _BLANK_RIM_SUPPORT and rims[k].polarity >= _RIM_POLARITY:
+                # nothing printed to go by: the coin's radial signature must fit well all round
+                rim_fits = rims[k].support >= _BLANK_RIM_SUPPORT and rims[k].match >= _BLANK_RIM_MATCH
+                blank = self.coin_reader._blank_reading(big[k : k + 1, m : m + n, m : m + n],
+                                                        rim_fits and len(self.profile.coin_rim_taps) > 1)
+                if blank is not None and rim_fits:
                     reading, centre = blank, centres[k]
-            kept_centres.append(centre)
-            readings.append(reading)
-            kept.append(k)
-        keep = kept
-        centres, base, heights = np.array(kept_centres).reshape(-1, 2), base[keep], heights[keep]
-        found: list[tuple[float, DetectedPiece]] = []
-        for centre, h0, h, reading in zip(centres, base, heights, readings, strict=True):
             if reading.status == "none":
                 continue
             uncertain = reading.status != "ok"
-            reason = reading.reason
-            outline = self._circle_px(centre, h)
             piece = DetectedPiece(
                 Kind.COIN,
                 float(centre[0]),
@@ -433,9 +514,9 @@ class Detector:
                 rank=None if uncertain else reading.rank,
                 side=reading.side,
                 uncertain=uncertain,
-                reason=reason,
-                outline_px=outline,
-                height_mm=float(h0),
+                reason=reading.reason,
+                outline_px=self._circle_px(centre, heights[k]),
+                height_mm=float(base[k]),
             )
             rank = {"ok": 3.0, "unclear": 1.0, "hidden": 2.0}[reading.status] + reading.score
             found.append((rank, piece))
@@ -449,10 +530,9 @@ class Detector:
 
 @dataclass(frozen=True)
 class _TileFinding:
-    """A tile candidate fitted and read: footprint centre (mm), rotation of the crop, the reading."""
+    """A tile candidate fitted and read: its pose, the reading, the support of its outline's four sides."""
 
-    centre: np.ndarray
-    angle_deg: float
+    pose: _Pose
     reading: Reading
     support: tuple[float, float, float, float]
 
@@ -461,16 +541,30 @@ class _TileFinding:
         return {"ok": 3.0, "hidden": 2.0, "unclear": 1.0, "none": 0.0}[self.reading.status] + self.reading.score
 
 
-def _best_tiles(findings: list[_TileFinding]) -> list[_TileFinding]:
-    """The findings that are tiles, best first, none overlapping another (tiles lie side by side)."""
-    kept: list[_TileFinding] = []
-    for f in sorted((f for f in findings if f.reading.status != "none"), key=lambda f: -f.rank):
-        if all(np.hypot(*(f.centre - k.centre)) >= 0.8 * TILE_MM for k in kept):
-            kept.append(f)
+def _apart(points: list[np.ndarray], distance: float, first: int = 0) -> list[int]:
+    """Indices of the points kept greedily in order, each at least ``distance`` from every one kept before it;
+    the ``first`` points are kept whatever (and count)."""
+    if not points:
+        return []
+    xy = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    close = np.sum((xy[:, None] - xy[None]) ** 2, axis=2) < distance * distance
+    kept = list(range(min(first, len(xy))))
+    taken = np.zeros(len(xy), bool)
+    taken[kept] = True
+    for i in range(first, len(xy)):
+        if not (close[i] & taken).any():
+            kept.append(i)
+            taken[i] = True
     return kept
 
 
-_DEFAULT_GAP_MM = 3.0  # between the touching grids of Slide Jam and Easy Slider's 5 mm: fits reach both
+def _best_tiles(findings: list[_TileFinding]) -> list[_TileFinding]:
+    """The findings that are tiles, best first, none overlapping another (tiles lie side by side)."""
+    ordered = sorted((f for f in findings if f.reading.status != "none"), key=lambda f: -f.rank)
+    return [ordered[i] for i in _apart([f.pose.centre for f in ordered], 0.8 * TILE_MM)]
+
+
+_DEFAULT_GAP_MM = 0.5  # a lone tile: grow as a touching grid (a grid with gaps shows its tiles' outlines)
 
 
 def _lattice_proposals(tiles: list[_TileFinding], tried: list[np.ndarray], view: TableView) -> np.ndarray:
@@ -478,31 +572,32 @@ def _lattice_proposals(tiles: list[_TileFinding], tried: list[np.ndarray], view:
     places taken or already proposed (a candidate that failed there may have been a few millimetres off)."""
     if not tiles:
         return np.zeros((0, 3))
-    centres = np.array([t.centre for t in tiles])
-    gaps = []
-    for t in tiles:
-        d = np.linalg.norm(centres - t.centre, axis=1)
-        near = d[(d > TILE_MM - 2.0) & (d < TILE_MM + 15.0)]
-        gaps += list(near - TILE_MM)
-    gap = float(np.median(gaps)) if gaps else _DEFAULT_GAP_MM
+    centres = np.array([t.pose.centre for t in tiles])
+    d = np.sqrt(np.sum((centres[:, None] - centres[None]) ** 2, axis=2))
+    near = d[(d > TILE_MM - 2.0) & (d < TILE_MM + 15.0)]
+    gap = float(np.median(near - TILE_MM)) if len(near) else _DEFAULT_GAP_MM
     pitch = TILE_MM + max(gap, 0.0)
-    known = np.array([*tried, *centres]) if tried else centres
-    out = []
+    angles = np.radians([t.pose.angle_deg for t in tiles])
+    u = np.column_stack([np.cos(angles), np.sin(angles)])
+    v = np.column_stack([-np.sin(angles), np.cos(angles)])
+    # the four neighbours, and the diagonal ones (a touching grid with holes: Slide Jam pops tiles out of it)
+    steps = (u, -u, v, -v, u + v, u - v, -u + v, -u - v)
+    spots = np.concatenate([centres + pitch * step for step in steps])
+    spot_angles = np.tile(np.degrees(angles) % 90.0, len(steps))
+    # a grid with gaps whose tiles show their outlines needs no growing outward (a tile there would have shown
+    # its own); a hole inside it (two or more tiles around) is still looked at
+    faint = np.tile([min(t.support) < 0.5 for t in tiles], len(steps))
+    around = np.sum(np.sum((spots[:, None] - centres[None]) ** 2, axis=2) < (pitch + 5.0) ** 2, axis=1)
+    diagonal = np.repeat(np.arange(len(steps)) >= 4, len(tiles))
+    keep = (faint | (around >= 2)) & ~diagonal if gap >= 2.0 else faint | ~diagonal
+    spots, spot_angles = spots[keep], spot_angles[keep]
     x0, y0, x1, y1 = view.bounds_mm
-    for t in tiles:
-        a = math.radians(t.angle_deg)
-        u = np.array([math.cos(a), math.sin(a)])
-        v = np.array([-math.sin(a), math.cos(a)])
-        for step in (u, -u, v, -v):
-            spot = t.centre + pitch * step
-            if not (x0 + 25 < spot[0] < x1 - 25 and y0 + 25 < spot[1] < y1 - 25):
-                continue
-            if np.min(np.linalg.norm(known - spot, axis=1)) < 0.6 * TILE_MM:
-                continue
-            if out and np.min(np.linalg.norm(np.array(out)[:, :2] - spot, axis=1)) < 0.6 * TILE_MM:
-                continue
-            out.append([spot[0], spot[1], t.angle_deg % 90.0])
-    return np.array(out).reshape(-1, 3)
+    inside = (spots[:, 0] > x0 + 25) & (spots[:, 0] < x1 - 25) & (spots[:, 1] > y0 + 25) & (spots[:, 1] < y1 - 25)
+    known = np.array([*tried, *centres]).reshape(-1, 2)
+    free = np.min(np.sum((spots[:, None] - known[None]) ** 2, axis=2), axis=1) >= (0.6 * TILE_MM) ** 2
+    spots, spot_angles = spots[inside & free], spot_angles[inside & free]
+    kept = _apart(list(spots), 0.6 * TILE_MM)
+    return np.column_stack([spots[kept], spot_angles[kept]]).reshape(-1, 3)
 
 
 def _sheet_markers(calibration: Calibration) -> list[tuple[float, float, float, float]] | None:
@@ -556,8 +651,6 @@ def _non_overlapping(found: list[tuple[float, DetectedPiece]], min_distance: flo
 
 def _mark_covered_coins(pieces: list[DetectedPiece], figures: list[DetectedPiece]) -> list[DetectedPiece]:
     """A coin with a die (or a pawn) standing on it cannot be read: uncertain, whatever the classifier said."""
-    from dataclasses import replace
-
     out = []
     for piece in pieces:
         if piece.kind is Kind.COIN:
@@ -592,38 +685,70 @@ def survey_teach_photo(image: np.ndarray, calibration: Calibration, name: str = 
     :func:`calibration.teach.build_profile`."""
     detector = _ShapeOnly(calibration)
     shapes = detector.shapes(image)
-    p = detector.view.px_per_mm
     tiles_thick, coin_thick = 3.0, 3.0
-    # tiles: complete outlines only (the layout has gaps), best first, no overlaps
-    candidates = tile_candidates(shapes.edges, shapes.hist, TILE_MM * p)
+    # coins first: rims fitted at every vote peak, the rim alone as their signature (teach measures the rest)
+    peaks_view = shapes.coin_peaks
+    if len(peaks_view):
+        heights = np.full(len(peaks_view), coin_thick)
+        centres = detector._lift(peaks_view[:, :2], heights)
+        homographies = piece_homographies(calibration, centres, np.zeros(len(centres)), heights, _COIN_FIT_MM)
+        fits_c = fit_coins(shapes.gradients, homographies)
+    else:
+        centres, fits_c = np.zeros((0, 2)), []
+    good = [(c + [f.dx_mm, f.dy_mm], f) for c, f in zip(centres, fits_c, strict=True)
+            if f.match >= 0.7 and f.support >= 0.75]
+    good.sort(key=lambda item: -item[1].match)
+    rims: list[np.ndarray] = []
+    for c, _ in good:
+        if all(math.hypot(*(c - k)) >= 0.8 * COIN_MM for k in rims):
+            rims.append(c)
+    # tiles: an outline with two adjacent sides or three of four (the layout has gaps), best first, no overlaps;
+    # not the calibration sheet's markers, nor a square of four coins
+    candidates = shapes.tile_candidates
     centres = detector._lift(candidates[:, :2], tiles_thick) if len(candidates) else np.zeros((0, 2))
     # "up" is the quarter turn nearest the table's up (the layout is laid square to the table)
     angles = ((candidates[:, 2] + 45.0) % 90.0) - 45.0 if len(candidates) else np.zeros(0)
-    fine = refine_tiles(image, calibration, centres, angles, tiles_thick)
-    order = sorted((i for i, f in enumerate(fine) if f.complete >= 0.4), key=lambda i: -sum(fine[i].support))
-    kept: list[int] = []
-    for i in order:
-        here = centres[i] + [fine[i].dx_mm, fine[i].dy_mm]
-        if all(np.hypot(*(here - centres[k] - [fine[k].dx_mm, fine[k].dy_mm])) >= 0.8 * TILE_MM for k in kept):
-            kept.append(i)
-    tile_centres = np.array([centres[i] + [fine[i].dx_mm, fine[i].dy_mm] for i in kept]).reshape(-1, 2)
-    tile_angles = np.array([angles[i] + fine[i].dangle_deg for i in kept])
+    homographies = piece_homographies(calibration, centres, angles, tiles_thick, _TILE_FIT_MM + 4.0)
+    fits = fit_tiles(shapes.gradients, homographies, TILE_MM, reach_mm=5.0)
+    poses = []
+    for centre, angle, fit in zip(centres, angles, fits, strict=True):
+        right, down = piece_axes(angle)
+        poses.append((centre + fit.du_mm * right + fit.dv_mm * down, angle + fit.dangle_deg))
+
+    def plausible(i: int) -> bool:
+        centre, angle = poses[i]
+        square = DetectedPiece(Kind.TILE, float(centre[0]), float(centre[1]), angle_deg=float(angle))
+        coins_inside = sum(_inside(square, float(c[0]), float(c[1])) for c in rims)
+        return fits[i].complete >= 0.4 and coins_inside < 2 and not detector._near_marker(centre)
+
+    order = sorted((i for i in range(len(fits)) if plausible(i)), key=lambda i: -sum(fits[i].support))
+    kept = [order[i] for i in _apart([poses[i][0] for i in order], 0.8 * TILE_MM)]
+    tile_centres = np.array([poses[i][0] for i in kept]).reshape(-1, 2)
+    tile_angles = np.array([poses[i][1] for i in kept])
+    # the layout is a grid: a tile the matched filter missed is looked for where its neighbours say it is
+    holes = _grid_holes(tile_centres, tile_angles)
+    if len(holes):
+        refits = fit_tiles(shapes.gradients, piece_homographies(calibration, holes[:, :2], holes[:, 2], tiles_thick,
+                                                                _TILE_FIT_MM), TILE_MM)
+        for hole, fit in zip(holes, refits, strict=True):
+            right, down = piece_axes(hole[2])
+            centre = hole[:2] + fit.du_mm * right + fit.dv_mm * down
+            if fit.complete >= 0.25 and not detector._near_marker(centre):
+                tile_centres = np.vstack([tile_centres, centre])
+                tile_angles = np.append(tile_angles, hole[2] + fit.dangle_deg)
+    # the strongest square outline of each tile found: its edge, or a printed frame inside it (the detector's
+    # fit is told how small to look; here the tiles are found first, with their edges, on their own)
+    frames = fit_tiles(shapes.gradients, piece_homographies(calibration, tile_centres, tile_angles, tiles_thick,
+                                                             _TILE_FIT_MM), TILE_MM, shrink_mm=_TEACH_SHRINK_MM)
     tile_context = sample_crops(image, calibration, tile_centres, tile_angles, tiles_thick, TILE_CONTEXT_MM,
                                 TILE_CONTEXT_PX)
-    tiles = [TeachPiece(float(c[0]), float(c[1]), float(a), crop)
-             for c, a, crop in zip(tile_centres, tile_angles, tile_context, strict=True)]
-    circles = [c for c in shapes.circles if c.support >= _COIN_SUPPORT_MIN]
-    centres = detector._lift(np.array([[c.x, c.y] for c in circles]).reshape(-1, 2), coin_thick)
-    fits = refine_coins(image, calibration, centres, np.full(len(circles), coin_thick))
-    good = [(c + [f.dx_mm, f.dy_mm], f) for c, f in zip(centres, fits, strict=True)
-            if f.support >= 0.5 and f.polarity >= 0.8 and abs(f.radius_mm - COIN_MM / 2) < 0.6]
-    good.sort(key=lambda item: -item[1].support * item[1].strength)
-    kept_c: list[np.ndarray] = []
-    for c, _ in good:
-        if all(math.hypot(*(c - k)) >= 0.8 * COIN_MM for k in kept_c):
-            kept_c.append(c)
+    tiles = [TeachPiece(float(c[0]), float(c[1]), float(a), crop, frame.size_mm)
+             for c, a, crop, frame in zip(tile_centres, tile_angles, tile_context, frames, strict=True)]
+    # the layout's tiles lie in a block: a square that four coins or a marker and the sheet's edge make alone
+    # is no tile (and must not hide the coins under it)
+    tiles = [t for block in _blocks(tiles, TILE_MM) if len(block) >= 6 for t in block]
     # coins on a tile are not part of the teach layout
-    kept_c = [c for c in kept_c
+    kept_c = [c for c in rims
               if not any(abs(c[0] - t.x_mm) < TILE_MM / 2 and abs(c[1] - t.y_mm) < TILE_MM / 2 for t in tiles)]
     coin_centres = np.array(kept_c).reshape(-1, 2)
     coin_centres = _coin_coloured(image, calibration, coin_centres, coin_thick)
@@ -631,14 +756,37 @@ def survey_teach_photo(image: np.ndarray, calibration: Calibration, name: str = 
                                 COIN_CONTEXT_MM, COIN_CONTEXT_PX)
     coins = [TeachPiece(float(c[0]), float(c[1]), 0.0, crop) for c, crop in zip(coin_centres, coin_context,
                                                                                  strict=True)]
-    figures = _teach_figures(shapes, detector.view, coins, tiles)
+    figures = _teach_figures(image, detector.colour_view(image), coins)
     if tiles:
         white = np.median(np.concatenate([t.context.reshape(-1, 3) for t in tiles]), axis=0)
     else:
-        white = np.percentile(shapes.view.image.reshape(-1, 3), 95, axis=0)
+        white = np.percentile(detector.colour_view(image).image.reshape(-1, 3), 95, axis=0)
     return TeachPhoto(name, tiles, coins, figures, tuple(float(v) for v in white), float(
         calibration.px_per_mm_at(tile_centres.mean(axis=0) if len(tiles) else np.zeros(2))),
         (image.shape[1], image.shape[0]))
+
+
+def _grid_holes(centres: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Places (rows x, y mm, angle) inside a grid of tiles (within the grid's extent along its own axes) where a
+    tile's neighbours say one should be and none was found."""
+    if len(centres) < 4:
+        return np.zeros((0, 3))
+    d = np.sqrt(np.sum((centres[:, None] - centres[None]) ** 2, axis=2))
+    near = d[(d > TILE_MM - 2.0) & (d < 1.4 * TILE_MM)]
+    if len(near) == 0:
+        return np.zeros((0, 3))
+    pitch = float(np.median(near))
+    angle = float(np.median(angles))
+    a = math.radians(angle)
+    u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    local = np.column_stack([centres @ u, centres @ v])
+    spots = np.concatenate([centres + pitch * step for step in (u, -u, v, -v)])
+    spots_local = np.column_stack([spots @ u, spots @ v])
+    inside = np.all((spots_local >= local.min(axis=0) - 5.0) & (spots_local <= local.max(axis=0) + 5.0), axis=1)
+    free = np.min(np.sum((spots[:, None] - centres[None]) ** 2, axis=2), axis=1) >= (0.6 * TILE_MM) ** 2
+    spots = spots[inside & free]
+    kept = _apart(list(spots), 0.6 * TILE_MM)
+    return np.column_stack([spots[kept], np.full(len(kept), angle)]).reshape(-1, 3)
 
 
 def _coin_coloured(image: np.ndarray, calibration: Calibration, centres: np.ndarray, height: float) -> np.ndarray:
@@ -663,15 +811,14 @@ class _ShapeOnly(Detector):
 
     def __init__(self, calibration: Calibration) -> None:  # noqa: D107 - no readers without a profile
         self.calibration = calibration
-        self.view = TableView(calibration, px_per_mm=1.0)
+        self.view = TableView(calibration, px_per_mm=_VIEW_PX_PER_MM)
         self.profile = None  # type: ignore[assignment]
         self.check_profile = False
+        self.markers_mm = _sheet_markers(calibration)
+        self._colour_view = None
 
-    fit_coin_rims = True
 
-
-def _teach_figures(shapes: Shapes, view: TableView, coins: list[TeachPiece],
-                   tiles: list[TeachPiece]) -> list[TeachFigure]:
+def _teach_figures(image: np.ndarray, view: Rectified, coins: list[TeachPiece]) -> list[TeachFigure]:
     """Pawns and dice: blobs unlike their surroundings in a row below the leftmost coin block."""
     blocks = [b for b in _blocks(coins, COIN_MM) if len(b) >= 6]
     if not blocks:
@@ -683,14 +830,15 @@ def _teach_figures(shapes: Shapes, view: TableView, coins: list[TeachPiece],
     top = ys.max() + COIN_MM / 2 + 3.0
     bottom = top + 60.0
     x0, x1 = left - 15.0, left + 250.0
-    image = shapes.view.image
     p = view.px_per_mm
-    (c0, r0), (c1, r1) = view.to_view(np.array([[x0, top], [x1, bottom]])).round().astype(int)
-    h, w = image.shape[:2]
+    bx0, by0 = view.bounds_mm[0], view.bounds_mm[1]
+    c0, r0 = int(round((x0 - bx0) * p - 0.5)), int(round((top - by0) * p - 0.5))
+    c1, r1 = int(round((x1 - bx0) * p - 0.5)), int(round((bottom - by0) * p - 0.5))
+    h, w = view.image.shape[:2]
     c0, r0, c1, r1 = max(c0, 0), max(r0, 0), min(c1, w), min(r1, h)
     if c1 - c0 < 20 or r1 - r0 < 10:
         return []
-    band = image[r0:r1, c0:c1]
+    band = view.image[r0:r1, c0:c1]
     k = int(round(45 * p)) | 1
     padded = cv2.copyMakeBorder(band, k, k, k, k, cv2.BORDER_REFLECT)
     background = cv2.medianBlur(padded, k)[k:-k, k:-k]
@@ -716,8 +864,9 @@ def _teach_figures(shapes: Shapes, view: TableView, coins: list[TeachPiece],
         strength = distance[ys_i, xs_i]
         strong = pixels[strength >= np.median(strength)]
         colour = tuple(float(v) for v in np.median(strong, axis=0))
-        centre = view.to_table(np.array([centroids[i][0] + c0, centroids[i][1] + r0]))
-        found.append(TeachFigure(float(centre[0]), float(centre[1]), float(area), colour, squareness))
+        cx = bx0 + (centroids[i][0] + c0 + 0.5) / p
+        cy = by0 + (centroids[i][1] + r0 + 0.5) / p
+        found.append(TeachFigure(float(cx), float(cy), float(area), colour, squareness))
     if not found:
         return []
     row_y = float(np.median([f.y_mm for f in found]))

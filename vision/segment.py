@@ -1,18 +1,20 @@
-"""Where pieces may be: edge votes for squares of a tile's size and circles of a coin's size.
+"""Where pieces may be: edge votes for circles of a coin's size and a matched filter for squares of a tile's size.
 
-Every edge pixel of the top-down view votes for where the centre of a tile would be if the edge were one of
-the tile's sides (half a tile along the gradient, both ways: the tile may be brighter or darker than what is
-around it) and for where a coin's centre would be if it were on a coin's rim. The four sides of a tile pile
-their votes into a cross centred on the tile, a coin's rim into a sharp point; printed numerals, symbols,
-wood grain and the sheet's markers scatter theirs. Peaks of the smoothed vote maps are the candidates that
-:mod:`vision.tiles` and :mod:`vision.coins` then fit and the classifier checks.
+Every edge pixel of the top-down view votes for where a coin's centre would be if the edge were on a coin's rim
+(half a coin along the gradient, both ways: the coin may be lighter or darker than what is around it): a rim
+piles its votes into a sharp point, printed numerals, wood grain and the sheet's markers scatter theirs. For
+tiles, the edges are sorted by direction: those along a tile's x axis and those along its y axis, for each
+direction the tiles of the view share (a board turned on the table, a tile knocked askew), each into a grid
+turned with the tiles at half the view's resolution. There, the share of each side of a square that has edges
+is a box filter, and a square's four sides add up at its centre (:func:`square_response`): integrating along
+whole sides finds faint seams (white tiles touching on white paper) that single edge pixels cannot vote for.
 
-This is a Hough transform specialised to two known sizes: it needs no threshold on colours (so it works for
-white tiles on white paper, black backs on a dark table, touching tiles whose only edge is the seam), costs one
-pass over the pixels, and works at any rotation. The votes also carry each edge's orientation (as cos and sin of
-four times the angle, which a square's four sides share), so every tile candidate comes with its rotation
-modulo 90 degrees. Written with numba because it is a per-pixel loop with scattered writes that numpy cannot
-express without large temporaries.
+This is a Hough transform specialised to two known sizes: no threshold on colours (white tiles on white paper,
+black backs on a dark table, touching tiles whose only edge is the seam), one pass over the pixels, any
+rotation. The pixel loops are numba (scattered writes that numpy cannot express without large temporaries);
+every kernel runs once per frame over the view, and nothing allocates per pixel.
+
+Gradients are OpenCV's 3x3 Sobel (``cv2.spatialGradient``, int16: 8 units per grey level per pixel).
 """
 
 from __future__ import annotations
@@ -24,64 +26,100 @@ import cv2
 import numpy as np
 from numba import njit
 
-__all__ = ["EdgeMap", "edge_map", "coin_votes", "dominant_angles", "square_response", "peaks"]
+__all__ = ["EdgeMap", "SideGrid", "edge_map", "edge_directions", "dominant_angles", "votes_and_sides",
+           "square_response", "peaks", "SOBEL_UNIT"]
+
+SOBEL_UNIT = 8.0  # Sobel 3x3 units per grey level per pixel
+_CELL_MM = 128.0  # side of the cells whose edge directions vote (see dominant_angles)
 
 
 @dataclass(frozen=True)
 class EdgeMap:
-    """Sobel gradients of the grey view (grey levels per pixel) and the noise level of their magnitude."""
+    """Sobel gradients of the grey view (int16, ``SOBEL_UNIT`` per grey level per pixel) and the noise level of
+    their magnitude (same units): what flat, noisy surfaces give."""
 
-    gx: np.ndarray  # float32
+    gx: np.ndarray
     gy: np.ndarray
-    noise: float  # median gradient magnitude: what flat, noisy surfaces give
-
-
-def edge_map(gray: np.ndarray) -> EdgeMap:
-    """Gradients of a grey uint8 view (Sobel 3x3 scaled to grey levels per pixel)."""
-    g = gray if gray.dtype == np.float32 else gray.astype(np.float32)
-    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
-    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
-    step = max(1, int(math.sqrt(gx.size / 40000)))  # a subsample is plenty for a median
-    sx, sy = gx[::step, ::step], gy[::step, ::step]
-    noise = float(np.median(np.sqrt(sx * sx + sy * sy)))
-    return EdgeMap(gx, gy, max(noise, 0.25))
+    noise: float
 
 
 @njit(cache=True, nogil=True)
-def _coin_votes(gx, gy, low, cap, radius, acc, hist):  # pragma: no cover - numba
-    """Coin-centre votes (both ways along the gradient, ``radius`` away) and, per cell of 128 x 128 pixels, the
-    histogram of edge directions modulo 90 degrees (1 degree bins, capped weights)."""
+def _median_magnitude(gx, gy, step):  # pragma: no cover - numba
+    """Median of the gradient magnitude over every ``step``-th pixel (a histogram of whole units)."""
+    h, w = gx.shape
+    counts = np.zeros(2048, np.int64)
+    n = 0
+    for y in range(0, h, step):
+        for x in range(0, w, step):
+            m = int(math.sqrt(float(gx[y, x]) ** 2 + float(gy[y, x]) ** 2))
+            counts[min(m, 2047)] += 1
+            n += 1
+    half = n // 2
+    total = 0
+    for m in range(2048):
+        total += counts[m]
+        if total > half:
+            return float(m) + 0.5
+    return 2047.0
+
+
+def edge_map(gray: np.ndarray) -> EdgeMap:
+    """Gradients of a grey uint8 view."""
+    gx, gy = cv2.spatialGradient(np.ascontiguousarray(gray))
+    step = max(1, int(math.sqrt(gx.size / 40000)))  # a subsample is plenty for a median
+    noise = _median_magnitude(gx, gy, step)
+    return EdgeMap(gx, gy, max(noise, 0.25 * SOBEL_UNIT))
+
+
+@njit(cache=True, fastmath=True, nogil=True)
+def _atan_unit(t):  # pragma: no cover - numba
+    """atan(t) for 0 <= t <= 1, within 0.25 degrees (enough for one-degree bins, and no libm call)."""
+    return t * (0.7853981633974483 + 0.273 * (1.0 - t))
+
+
+@njit(cache=True, fastmath=True, nogil=True)
+def _direction_mod90(ex, ey):  # pragma: no cover - numba
+    """The gradient's direction modulo 90 degrees, in degrees [0, 90)."""
+    ax = abs(ex)
+    ay = abs(ey)
+    if ay <= ax:
+        a = _atan_unit(ay / ax) if ax > 0 else 0.0
+    else:
+        a = 1.5707963267948966 - _atan_unit(ax / ay)
+    degrees = a * 57.29577951308232
+    if ex * ey < 0:
+        degrees = 90.0 - degrees
+    return degrees % 90.0
+
+
+@njit(cache=True, fastmath=True, nogil=True)
+def _directions(gx, gy, low, cap, step, cell, hist):  # pragma: no cover - numba
+    """Per cell of ``cell`` x ``cell`` pixels, the histogram of edge directions modulo 90 degrees (one-degree
+    bins, weights capped: a numeral's strong edge counts no more than a faint seam), over every ``step``-th
+    pixel."""
     h, w = gx.shape
     low2 = low * low
     bins = hist.shape[2]
-    for y in range(h):
-        for x in range(w):
-            ex = gx[y, x]
-            ey = gy[y, x]
+    for y in range(0, h, step):
+        for x in range(0, w, step):
+            ex = float(gx[y, x])
+            ey = float(gy[y, x])
             m2 = ex * ex + ey * ey
             if m2 < low2:
                 continue
-            m = math.sqrt(m2)
-            weight = min(m, cap) / cap  # a numeral's strong edge counts no more than a faint seam
-            nx = ex / m
-            ny = ey / m
-            angle = math.degrees(math.atan2(ny, nx)) % 90.0
-            hist[y >> 7, x >> 7, int(angle * bins / 90.0) % bins] += weight
-            for sign in (-1.0, 1.0):
-                cx = int(x + sign * radius * nx + 0.5)
-                cy = int(y + sign * radius * ny + 0.5)
-                if 0 <= cx < w and 0 <= cy < h:
-                    acc[cy, cx] += weight
+            weight = min(math.sqrt(m2), cap) / cap
+            b = int(_direction_mod90(ex, ey) * bins / 90.0) % bins
+            hist[y // cell, x // cell, b] += weight
 
 
-def coin_votes(edges: EdgeMap, coin_px: float) -> tuple[np.ndarray, np.ndarray]:
-    """Smoothed coin-centre votes for coins of diameter ``coin_px`` and the edge-direction histograms of the
-    view's cells of 128 x 128 pixels (cells down, cells across, 90 one-degree bins)."""
+def edge_directions(edges: EdgeMap, px_per_mm: float = 1.0) -> np.ndarray:
+    """Histograms of edge directions modulo 90 degrees of the view's cells of 128 x 128 mm (cells down, cells
+    across, 90 one-degree bins), from every other pixel (every pixel below 1 px/mm)."""
     h, w = edges.gx.shape
-    acc = np.zeros((h, w), np.float32)
-    hist = np.zeros(((h + 127) // 128, (w + 127) // 128, 90), np.float64)
-    _coin_votes(edges.gx, edges.gy, 1.5 * edges.noise, 4.0 * edges.noise, coin_px / 2.0, acc, hist)
-    return cv2.GaussianBlur(acc, (0, 0), max(0.8, 0.05 * coin_px)), hist
+    cell = max(16, int(round(_CELL_MM * px_per_mm)))
+    hist = np.zeros(((h + cell - 1) // cell, (w + cell - 1) // cell, 90), np.float64)
+    _directions(edges.gx, edges.gy, 1.5 * edges.noise, 4.0 * edges.noise, 2 if px_per_mm >= 0.99 else 1, cell, hist)
+    return hist
 
 
 def _smooth(hist: np.ndarray) -> np.ndarray:
@@ -94,20 +132,18 @@ def _smooth(hist: np.ndarray) -> np.ndarray:
 def dominant_angles(hist: np.ndarray, limit: int = 4) -> list[float]:
     """Directions (degrees modulo 90) that the edges of some part of the view share: the rotations of the tiles.
 
-    ``hist``: per-cell direction histograms (see :func:`coin_votes`). Each cell whose histogram has a clear peak
-    votes for it (a board turned on a wood table: the wood's grain wins the whole view's histogram, the board
-    wins the cells it covers); the directions most cells agree on come first, with the direction of the whole
-    view's strongest peak always among them."""
+    ``hist``: per-cell direction histograms (see :func:`edge_directions`). Each cell whose histogram has a clear
+    peak votes for it (a board turned on a wood table: the wood's grain wins the whole view's histogram, the
+    board wins the cells it covers); the directions most cells agree on come first, with the direction of the
+    whole view's strongest peak always among them."""
     cells = _smooth(hist.reshape(-1, hist.shape[-1]))
     bins = cells.shape[1]
+    totals = cells.sum(axis=1)
+    best = np.argmax(cells, axis=1)
+    top = cells[np.arange(len(cells)), best]
+    clear = (totals > 0) & (top >= 2.5 * np.median(cells, axis=1))
     votes = np.zeros(bins)
-    for cell in cells:
-        total = cell.sum()
-        if total <= 0:
-            continue
-        i = int(np.argmax(cell))
-        if cell[i] >= 2.5 * np.median(cell):
-            votes[i] += 1.0 + cell[i] / total  # a sharp, strong peak counts a little more
+    np.add.at(votes, best[clear], 1.0 + top[clear] / np.maximum(totals[clear], 1e-9))
     overall = _smooth(hist.reshape(-1, bins).sum(axis=0))
     votes[int(np.argmax(overall))] += 1e6  # the whole view's main direction is always tried
     found: list[float] = []
@@ -121,119 +157,223 @@ def dominant_angles(hist: np.ndarray, limit: int = 4) -> list[float]:
     return found
 
 
-@njit(cache=True, nogil=True)
-def _side_maps(gx, gy, low, cap, cos_tol, c, s, out_x, out_y):  # pragma: no cover - numba
-    """Edge weights of pixels whose direction is within the tolerance of the tile's x (``out_x``) or y axis
-    (``out_y``), summed into 2x2 blocks (the half-size grids)."""
+@dataclass(frozen=True)
+class SideGrid:
+    """Edges of one direction sorted into a grid turned by ``angle_deg`` at half the view's resolution:
+    ``along_x`` holds edges whose normal is the tiles' x axis (their left and right sides), ``along_y`` those of
+    the y axis; ``to_view`` is the 2x3 affine matrix from grid to view pixels."""
+
+    angle_deg: float
+    along_x: np.ndarray
+    along_y: np.ndarray
+    to_view: np.ndarray
+
+
+def _grid_geometry(shape: tuple[int, int], angle_deg: float) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """Size of the turned half-resolution grid, and the affine matrices view -> grid and grid -> view."""
+    h, w = shape
+    sw, sh = (w + 1) / 2.0, (h + 1) / 2.0
+    theta = math.radians(angle_deg)
+    c, s = math.cos(theta), math.sin(theta)
+    out_w = int(math.ceil(abs(c) * sw + abs(s) * sh)) + 2
+    out_h = int(math.ceil(abs(s) * sw + abs(c) * sh)) + 2
+    small_c = np.array([(sw - 1) / 2, (sh - 1) / 2])
+    grid_c = np.array([(out_w - 1) / 2, (out_h - 1) / 2])
+    turn = np.array([[c, s], [-s, c]])  # small -> grid: the tiles' axes become the grid's
+    to_small = np.array([[0.5, 0.0, -0.25], [0.0, 0.5, -0.25]])  # view pixel p lies at (p - 0.5) / 2
+    to_grid = np.zeros((2, 3))
+    to_grid[:, :2] = turn @ to_small[:, :2]
+    to_grid[:, 2] = turn @ (to_small[:, 2] - small_c) + grid_c
+    return out_w, out_h, to_grid, cv2.invertAffineTransform(to_grid)
+
+
+@njit(cache=True, fastmath=True, nogil=True)
+def _votes_and_sides(gx, gy, low, cap, radius, acc, cos_tol, turns, grids_x, grids_y):  # pragma: no cover
+    """One pass over the edge pixels: coin-centre votes (both ways along the gradient, ``radius`` away) into
+    ``acc``, and for each direction k (``turns[k]`` = view -> grid affine row-major, cos, sin) the edge weights
+    of pixels within the tolerance of the tiles' x axis (``grids_x[k]``) or y axis (``grids_y[k]``)."""
     h, w = gx.shape
     low2 = low * low
+    n_dir = turns.shape[0]
+    gh = grids_x.shape[1]
+    gw = grids_x.shape[2]
     for y in range(h):
         for x in range(w):
-            ex = gx[y, x]
-            ey = gy[y, x]
+            ex = float(gx[y, x])
+            ey = float(gy[y, x])
             m2 = ex * ex + ey * ey
             if m2 < low2:
                 continue
             m = math.sqrt(m2)
-            weight = 0.25 * min(m, cap) / cap
-            along = abs(ex * c + ey * s)
-            if along >= cos_tol * m:
-                out_x[y >> 1, x >> 1] += weight
-            elif abs(ey * c - ex * s) >= cos_tol * m:
-                out_y[y >> 1, x >> 1] += weight
+            weight = min(m, cap) / cap
+            nx = ex / m
+            ny = ey / m
+            cx = int(x + radius * nx + 0.5)
+            cy = int(y + radius * ny + 0.5)
+            if 0 <= cx < w and 0 <= cy < h:
+                acc[cy, cx] += weight
+            cx = int(x - radius * nx + 0.5)
+            cy = int(y - radius * ny + 0.5)
+            if 0 <= cx < w and 0 <= cy < h:
+                acc[cy, cx] += weight
+            for k in range(n_dir):
+                c = turns[k, 6]
+                s = turns[k, 7]
+                u = int(turns[k, 0] * x + turns[k, 1] * y + turns[k, 2] + 0.5)
+                v = int(turns[k, 3] * x + turns[k, 4] * y + turns[k, 5] + 0.5)
+                if u < 0 or v < 0 or u >= gw or v >= gh:
+                    continue
+                if abs(nx * c + ny * s) >= cos_tol:
+                    grids_x[k, v, u] += 0.25 * weight
+                elif abs(ny * c - nx * s) >= cos_tol:
+                    grids_y[k, v, u] += 0.25 * weight
 
 
-def square_response(
-    edges: EdgeMap, angle_deg: float, side_px: float, tolerance_deg: float = 8.0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Matched filter for squares of ``side_px`` (view pixels) turned by ``angle_deg``.
+def votes_and_sides(
+    edges: EdgeMap, coin_px: float, angles_deg: list[float], tolerance_deg: float = 8.0
+) -> tuple[np.ndarray, list[SideGrid]]:
+    """Smoothed coin-centre votes for coins of diameter ``coin_px``, and the side grids of each direction in
+    ``angles_deg`` (edges within ``tolerance_deg`` of the tiles' axes)."""
+    h, w = edges.gx.shape
+    geometry = [_grid_geometry((h, w), a) for a in angles_deg]
+    gw = max([g[0] for g in geometry], default=1)
+    gh = max([g[1] for g in geometry], default=1)
+    n = len(angles_deg)
+    grids_x = np.zeros((n, gh, gw), np.float32)
+    grids_y = np.zeros((n, gh, gw), np.float32)
+    turns = np.zeros((max(n, 1), 8))
+    for k, (a, (_, _, to_grid, _)) in enumerate(zip(angles_deg, geometry, strict=True)):
+        turns[k, :6] = to_grid.ravel()
+        turns[k, 6:] = math.cos(math.radians(a)), math.sin(math.radians(a))
+    acc = np.zeros((h, w), np.float32)
+    _votes_and_sides(edges.gx, edges.gy, 1.5 * edges.noise, 4.0 * edges.noise, coin_px / 2.0, acc,
+                     math.cos(math.radians(tolerance_deg)), turns[:n], grids_x, grids_y)
+    votes = cv2.GaussianBlur(acc, (0, 0), max(0.8, 0.05 * coin_px))
+    sides = [SideGrid(a, grids_x[k, : g[1], : g[0]], grids_y[k, : g[1], : g[0]], g[3])
+             for k, (a, g) in enumerate(zip(angles_deg, geometry, strict=True))]
+    return votes, sides
 
-    Returns ``(total, weakest, to_view)``: per pixel of a rotated half-resolution grid, the edge support of the
-    four sides of a square centred there (each side's share of its length with edges of the right direction,
-    within ``tolerance_deg``; 4 is a perfect outline), the support of the weakest side but one (a hand may hide
-    one side), and the 2x3 affine matrix from that grid to view pixels. Integrating along whole sides is what
-    finds faint seams that single edge pixels cannot vote for.
-    """
-    gx, gy = edges.gx, edges.gy
-    theta = math.radians(angle_deg)
-    c, s = math.cos(theta), math.sin(theta)
-    h, w = gx.shape
-    small_w, small_h = (w + 1) // 2, (h + 1) // 2
-    side_x = np.zeros((small_h, small_w), np.float32)
-    side_y = np.zeros((small_h, small_w), np.float32)
-    cap = 4.0 * edges.noise
-    _side_maps(gx, gy, 1.5 * edges.noise, cap, math.cos(math.radians(tolerance_deg)), c, s, side_x, side_y)
-    # Rotate by -angle about the centre into a grid where the squares are axis-aligned.
-    out_w = int(math.ceil(abs(c) * small_w + abs(s) * small_h)) + 2
-    out_h = int(math.ceil(abs(s) * small_w + abs(c) * small_h)) + 2
-    rotate = cv2.getRotationMatrix2D(((small_w - 1) / 2, (small_h - 1) / 2), angle_deg, 1.0)
-    rotate[0, 2] += (out_w - 1) / 2 - (small_w - 1) / 2
-    rotate[1, 2] += (out_h - 1) / 2 - (small_h - 1) / 2
-    if abs(angle_deg) > 0.05:
-        side_x = cv2.warpAffine(side_x, rotate, (out_w, out_h), flags=cv2.INTER_LINEAR)
-        side_y = cv2.warpAffine(side_y, rotate, (out_w, out_h), flags=cv2.INTER_LINEAR)
-    else:
-        side_x = cv2.copyMakeBorder(side_x, 1, out_h - small_h - 1, 1, out_w - small_w - 1, cv2.BORDER_CONSTANT)
-        side_y = cv2.copyMakeBorder(side_y, 1, out_h - small_h - 1, 1, out_w - small_w - 1, cv2.BORDER_CONSTANT)
-        rotate = np.array([[1.0, 0, 1], [0, 1.0, 1]])
-    # A side may be a pixel off (tiles are nudged, the top face is raised): take the best of three.
-    grid_x = cv2.dilate(side_x, np.ones((1, 3), np.float32))
-    grid_y = cv2.dilate(side_y, np.ones((3, 1), np.float32))
-    # view -> half grid: a view pixel p lies at (p - 0.5) / 2 (blocks of 2x2 pixels); then the rotation
-    to_small = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]])
-    to_grid = (np.vstack([rotate, [0, 0, 1]]) @ to_small)[:2]
+
+@njit(cache=True, fastmath=True, nogil=True)
+def _square_filter(side_x, side_y, length, half, total, weakest):  # pragma: no cover - numba
+    """The matched filter on a turned grid: each side's share of edges (box mean over ``length`` of the
+    direction's edges, dilated by a pixel across, capped at 1), four sides ``half`` away from the centre."""
+    h, w = side_x.shape
+    # dilate across the side (a side may be a pixel off) and integrate along it (cumulative sums)
+    col = np.zeros((h + 1, w), np.float32)  # cumulative sums down the columns of the dilated x-edges
+    row = np.zeros((h, w + 1), np.float32)  # ... along the rows of the dilated y-edges
+    for y in range(h):
+        for x in range(w):
+            a = side_x[y, x]
+            if x > 0 and side_x[y, x - 1] > a:
+                a = side_x[y, x - 1]
+            if x < w - 1 and side_x[y, x + 1] > a:
+                a = side_x[y, x + 1]
+            col[y + 1, x] = col[y, x] + a
+            b = side_y[y, x]
+            if y > 0 and side_y[y - 1, x] > b:
+                b = side_y[y - 1, x]
+            if y < h - 1 and side_y[y + 1, x] > b:
+                b = side_y[y + 1, x]
+            row[y, x + 1] = row[y, x] + b
+    r = length // 2
+    inv = 1.0 / length
+    for y in range(h):
+        y0 = max(y - r, 0)
+        y1 = min(y + r + 1, h)
+        for x in range(w):
+            x0 = max(x - r, 0)
+            x1 = min(x + r + 1, w)
+            # left and right sides: columns x -+ half over rows y0..y1; top and bottom: rows y -+ half
+            left = 0.0
+            right = 0.0
+            top = 0.0
+            bottom = 0.0
+            if x - half >= 0:
+                left = min((col[y1, x - half] - col[y0, x - half]) * inv, 1.0)
+            if x + half < w:
+                right = min((col[y1, x + half] - col[y0, x + half]) * inv, 1.0)
+            if y - half >= 0:
+                top = min((row[y - half, x1] - row[y - half, x0]) * inv, 1.0)
+            if y + half < h:
+                bottom = min((row[y + half, x1] - row[y + half, x0]) * inv, 1.0)
+            total[y, x] = left + right + top + bottom
+            lo1 = min(left, right)
+            hi1 = max(left, right)
+            lo2 = min(top, bottom)
+            hi2 = max(top, bottom)
+            weakest[y, x] = min(max(lo1, lo2), min(hi1, hi2))  # the second smallest of four
+
+
+def square_response(sides: SideGrid, side_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """Matched filter for squares of ``side_px`` (view pixels) on a direction's side grid: per grid pixel the
+    edge support of the four sides of a square centred there (each side's share of its length with edges of the
+    right direction; 4 is a perfect outline) and the support of the weakest side but one (a hand may hide one
+    side). Map grid points to the view with ``sides.to_view``."""
     side = side_px / 2
     length = max(3, int(round(side * 0.9)) | 1)
     half = int(round(side / 2))
-    # A sharp edge one view pixel wide fills half of each 2x2 block with weight 1/4 per pixel: 0.5 per grid
-    # pixel; Sobel edges are about two pixels wide: about 1. The box mean along a side is then its share.
-    vertical = cv2.boxFilter(grid_x, -1, (1, length), normalize=True, borderType=cv2.BORDER_CONSTANT)
-    horizontal = cv2.boxFilter(grid_y, -1, (length, 1), normalize=True, borderType=cv2.BORDER_CONSTANT)
-    np.minimum(vertical, 1.0, out=vertical)
-    np.minimum(horizontal, 1.0, out=horizontal)
-    left = np.zeros((out_h, out_w), np.float32)
-    right = np.zeros_like(left)
-    top = np.zeros_like(left)
-    bottom = np.zeros_like(left)
-    left[:, half:] = vertical[:, : out_w - half]
-    right[:, : out_w - half] = vertical[:, half:]
-    top[half:, :] = horizontal[: out_h - half, :]
-    bottom[: out_h - half, :] = horizontal[half:, :]
-    total = left + right + top + bottom
-    # second smallest of four: the larger of the two pairwise minima's smaller... via a sorting network
-    lo1, hi1 = np.minimum(left, right), np.maximum(left, right)
-    lo2, hi2 = np.minimum(top, bottom), np.maximum(top, bottom)
-    weakest = np.minimum(np.maximum(lo1, lo2), np.minimum(hi1, hi2))
-    return total, weakest, cv2.invertAffineTransform(to_grid)
+    # A sharp edge one view pixel wide puts about 0.5 into each grid pixel along it; Sobel edges are about two
+    # pixels wide: about 1. The box mean along a side is then its share.
+    total = np.empty(sides.along_x.shape, np.float32)
+    weakest = np.empty_like(total)
+    _square_filter(sides.along_x, sides.along_y, length, half, total, weakest)
+    return total, weakest
 
 
-def peaks(votes: np.ndarray, radius_px: float, min_votes: float, limit: int = 400) -> np.ndarray:
-    """Local maxima of a vote map at least ``radius_px`` apart with at least ``min_votes``: (n, 3) array of
-    x, y (sub-pixel, parabolic) and value, strongest first."""
-    r = max(1, int(round(radius_px)))
-    kernel = np.ones((2 * r + 1, 2 * r + 1), np.uint8)  # square: separable, so cheap; the radius check follows
-    dilated = cv2.dilate(votes, kernel)
-    mask = (votes >= dilated) & (votes >= min_votes)
-    ys, xs = np.nonzero(mask)
-    if len(xs) == 0:
-        return np.zeros((0, 3))
-    values = votes[ys, xs]
-    order = np.argsort(-values)[:limit]
-    ys, xs, values = ys[order], xs[order], values[order]
+@njit(cache=True, nogil=True)
+def _peaks(votes, radius, min_votes, mask, min_mask, out):  # pragma: no cover - numba
+    """Local maxima (strict over earlier pixels, >= over later ones: plateaus give one) of ``votes`` within a
+    square of ``radius`` with at least ``min_votes`` (and ``mask`` >= ``min_mask``); rows x, y, value."""
     h, w = votes.shape
-    fx = xs.astype(np.float64)
-    fy = ys.astype(np.float64)
-    inner = (xs > 0) & (xs < w - 1) & (ys > 0) & (ys < h - 1)
-    i = np.nonzero(inner)[0]
-    left, right = votes[ys[i], xs[i] - 1], votes[ys[i], xs[i] + 1]
-    up, down = votes[ys[i] - 1, xs[i]], votes[ys[i] + 1, xs[i]]
-    centre = values[i]
-    dx = 0.5 * (left - right) / np.minimum(left - 2 * centre + right, -1e-6)
-    dy = 0.5 * (up - down) / np.minimum(up - 2 * centre + down, -1e-6)
-    fx[i] += np.clip(dx, -0.5, 0.5)
-    fy[i] += np.clip(dy, -0.5, 0.5)
-    # Plateaus give several equal maxima: keep the first (strongest) of any that are closer than the radius.
-    points = np.column_stack([fx, fy])
-    close = np.sum((points[:, None, :] - points[None, :, :]) ** 2, axis=2) < r * r
-    keep = ~np.any(np.tril(close, k=-1), axis=1)
-    return np.column_stack([fx[keep], fy[keep], values[keep]])
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            v = votes[y, x]
+            if v < min_votes or mask[y, x] < min_mask:
+                continue
+            best = True
+            for yy in range(max(0, y - radius), min(h, y + radius + 1)):
+                for xx in range(max(0, x - radius), min(w, x + radius + 1)):
+                    o = votes[yy, xx]
+                    if o > v or (o == v and (yy < y or (yy == y and xx < x))):
+                        best = False
+                        break
+                if not best:
+                    break
+            if not best:
+                continue
+            if n >= out.shape[0]:
+                return n
+            fx = float(x)
+            fy = float(y)
+            if 0 < x < w - 1:
+                a = votes[y, x - 1]
+                c = votes[y, x + 1]
+                d = a - 2 * v + c
+                if d < -1e-6:
+                    fx += min(max(0.5 * (a - c) / d, -0.5), 0.5)
+            if 0 < y < h - 1:
+                a = votes[y - 1, x]
+                c = votes[y + 1, x]
+                d = a - 2 * v + c
+                if d < -1e-6:
+                    fy += min(max(0.5 * (a - c) / d, -0.5), 0.5)
+            out[n, 0] = fx
+            out[n, 1] = fy
+            out[n, 2] = v
+            n += 1
+    return n
+
+
+def peaks(votes: np.ndarray, radius_px: float, min_votes: float, limit: int = 400,
+          mask: np.ndarray | None = None, min_mask: float = 0.0) -> np.ndarray:
+    """Local maxima of a vote map at least ``radius_px`` apart with at least ``min_votes`` (and, given ``mask``
+    of the same shape, where it is at least ``min_mask``): (n, 3) array of x, y (sub-pixel, parabolic) and
+    value, strongest first."""
+    r = max(1, int(round(radius_px)))
+    out = np.zeros((4 * limit, 3))
+    gate = mask if mask is not None else votes
+    n = _peaks(votes, r, float(min_votes), gate, float(min_mask) if mask is not None else -np.inf, out)
+    out = out[:n]
+    return out[np.argsort(-out[:, 2], kind="stable")][:limit]

@@ -1,14 +1,18 @@
-"""Tiles: candidate squares from the top-down view, fitted to their four edges.
+"""Tiles: candidate squares from the top-down view's matched filter, fitted to their outline in the raw frame.
 
-Candidates come from :func:`vision.segment.square_response` (a matched filter for a tile's outline at each
-dominant edge direction). Each is then fitted in the 1 px/mm view: for each side, short profiles across the
-expected edge find where the gradient along the side's normal peaks; a robust line through those points gives
-the side's offset and tilt. Opposite sides give the centre and the rotation, and the share of profiles that
-found an edge on the fitted line is the side's *support*: a tile's outline is complete when all four sides are
-supported; a hand or a piece over an edge lowers one or two.
+Candidates are the peaks of :func:`vision.segment.square_response` at each dominant edge direction: a centre
+(to a view pixel) and a rotation (to a degree or two). Each candidate is then fitted in the RAW frame, through
+the homography of its own top face (:func:`vision.crops.piece_homographies`, the face's height included): short
+profiles across each of the four sides sample the frame's brightness at the camera's full resolution; the shift
+along the tile's axes and the turn that put the most edge under a square of a tile's size win (a small
+exhaustive search, concave in each side: two sides half found beat one side twice over and one not at all).
+The share of profiles with an edge on the fitted outline is each side's *support*: a tile's outline is complete
+when all four sides are supported; a hand or a piece over an edge lowers one or two.
 
-Written with numba: it is a few hundred bilinear samples per candidate and a tiny robust fit, for up to a few
-hundred candidates, which in numpy would be dominated by array overheads.
+Why the raw frame: the view is at half a pixel per millimetre (cheap to search); the camera has three to four
+times that, which tells a tile's edge from a printed margin's. Why numba: a few thousand bilinear samples and a
+tiny search per candidate, for a few dozen candidates, would be dominated by numpy's per-call overheads; and
+sampling through each candidate's homography needs no crop to be made first.
 """
 
 from __future__ import annotations
@@ -19,27 +23,49 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from rules.pieces import TILE_MM
-from vision.segment import EdgeMap, dominant_angles, peaks, square_response
+from vision.segment import SideGrid, peaks, square_response
 
-__all__ = ["SquareFit", "TileFit", "tile_candidates", "fit_squares", "refine_tiles"]
+__all__ = ["TileFit", "tile_candidates", "fit_tiles", "project", "gradient_at"]
 
-_PROFILES = 11  # profiles per side
-_STEP = 0.5
+_PROFILES = 7  # profiles per side
+_STEP_MM = 0.5  # along each profile
+
+
+def tile_candidates(sides: list[SideGrid], side_px: float, min_total: float = 1.5,
+                    min_weakest: float = 0.25, responses: list | None = None) -> np.ndarray:
+    """(n, 4) array of candidate centres x, y (view px), rotation (degrees mod 90) and matched-filter total, over
+    every direction's side grid, strongest first, duplicates within a third of a tile merged. ``responses``, a
+    list, receives each direction's (total, weakest) maps (see :func:`vision.segment.square_response`)."""
+    rows = []
+    for grid in sides:
+        total, weakest = square_response(grid, side_px)
+        if responses is not None:
+            responses.append((total, weakest))
+        found = peaks(total, side_px / 2 * 0.3, min_total, mask=weakest, min_mask=min_weakest)
+        if len(found) == 0:
+            continue
+        view = found[:, :2] @ grid.to_view[:, :2].T + grid.to_view[:, 2]
+        rows.append(np.column_stack([view, np.full(len(found), grid.angle_deg), found[:, 2]]))
+    if not rows:
+        return np.zeros((0, 4))
+    out = np.vstack(rows)
+    out = out[np.argsort(-out[:, 3], kind="stable")]
+    close = np.sum((out[:, None, :2] - out[None, :, :2]) ** 2, axis=2) < (side_px / 3) ** 2
+    return out[~np.any(np.tril(close, k=-1), axis=1)]
 
 
 @dataclass(frozen=True)
-class SquareFit:
-    """A square fitted in the view: centre (view px), rotation (degrees, clockwise), side lengths (px) along
-    its x and y axes, and the support of its left, right, top, bottom sides (0..1)."""
+class TileFit:
+    """A tile's top face fitted in the raw frame around a pose: the correction (mm along the pose's own axes:
+    right, down; degrees clockwise), the support of its left, right, top, bottom sides (0..1) and the typical
+    strength of its edges (grey levels per mm)."""
 
-    x: float
-    y: float
-    angle_deg: float
-    width: float
-    height: float
+    du_mm: float
+    dv_mm: float
+    dangle_deg: float
     support: tuple[float, float, float, float]
-    score: float  # candidate strength (matched-filter total, 0..4)
+    strength: float
+    size_mm: float = 0.0  # of the square fitted: the tile's side, or a printed frame's inside it
 
     @property
     def complete(self) -> float:
@@ -47,90 +73,31 @@ class SquareFit:
         return min(self.support)
 
 
-def tile_candidates(
-    edges: EdgeMap, hist: np.ndarray, side_px: float, min_total: float = 1.5, min_weakest: float = 0.25,
-    maps: list | None = None,
-) -> np.ndarray:
-    """(n, 4) array of candidate centres x, y (view px), rotation (degrees mod 90) and matched-filter total,
-    over every dominant edge direction, strongest first, duplicates within a third of a tile merged. ``maps``, a
-    list, receives (angle, total, to_view) of each direction (see :func:`outline_support`)."""
-    rows = []
-    for angle in dominant_angles(hist):
-        total, weakest, to_view = square_response(edges, angle, side_px)
-        if maps is not None:
-            maps.append((angle, total, to_view))
-        found = peaks(total, side_px / 2 * 0.3, min_total)
-        if len(found) == 0:
-            continue
-        xi = np.clip(np.round(found[:, 0]).astype(int), 0, total.shape[1] - 1)
-        yi = np.clip(np.round(found[:, 1]).astype(int), 0, total.shape[0] - 1)
-        keep = weakest[yi, xi] >= min_weakest
-        found = found[keep]
-        view = found[:, :2] @ to_view[:, :2].T + to_view[:, 2]
-        rows.append(np.column_stack([view, np.full(len(found), angle), found[:, 2]]))
-    if not rows:
-        return np.zeros((0, 4))
-    out = np.vstack(rows)
-    out = out[np.argsort(-out[:, 3])]
-    close = np.sum((out[:, None, :2] - out[None, :, :2]) ** 2, axis=2) < (side_px / 3) ** 2
-    return out[~np.any(np.tril(close, k=-1), axis=1)]
+@njit(cache=True, fastmath=True, nogil=True)
+def project(h, u, v):  # pragma: no cover - numba
+    """Pixel (x, y) of local mm (u, v) through the homography ``h``."""
+    w = h[2, 0] * u + h[2, 1] * v + h[2, 2]
+    return (h[0, 0] * u + h[0, 1] * v + h[0, 2]) / w, (h[1, 0] * u + h[1, 1] * v + h[1, 2]) / w
 
 
-def outline_support(maps: list, view_xy: np.ndarray, angle_deg: float) -> float:
-    """The matched filter's total (0..4: the share of each side's length with edges) at a view point for a tile
-    turned ``angle_deg``, from the direction map nearest that turn (0 where no map is within 6 degrees)."""
-    best = None
-    for angle, total, to_view in maps:
-        off = abs(((angle - angle_deg) + 45.0) % 90.0 - 45.0)
-        if off <= 6.0 and (best is None or off < best[0]):
-            best = (off, total, to_view)
-    if best is None:
-        return 0.0
-    _, total, to_view = best
-    import cv2
-
-    to_grid = cv2.invertAffineTransform(to_view)
-    gx, gy = to_grid[:, :2] @ np.asarray(view_xy, float) + to_grid[:, 2]
-    xi, yi = int(round(gx)), int(round(gy))
-    if not (0 <= yi < total.shape[0] and 0 <= xi < total.shape[1]):
-        return 0.0
-    return float(total[max(0, yi - 1) : yi + 2, max(0, xi - 1) : xi + 2].max())
+@njit(cache=True, fastmath=True, nogil=True)
+def gradient_at(gx, gy, x, y):  # pragma: no cover - numba
+    """The Sobel gradient (grey levels per pixel) at the pixel nearest (x, y); zero outside the frame."""
+    hh, ww = gx.shape
+    xi = int(x + 0.5)
+    yi = int(y + 0.5)
+    if xi < 0 or yi < 0 or xi >= ww or yi >= hh:
+        return 0.0, 0.0
+    return gx[yi, xi] * 0.125, gy[yi, xi] * 0.125
 
 
-@njit(cache=True, nogil=True)
-def _sample(img, x, y):  # pragma: no cover - numba
-    h, w = img.shape
-    if x < 0.0 or y < 0.0 or x > w - 1.001 or y > h - 1.001:
-        return 0.0
-    x0 = int(x)
-    y0 = int(y)
-    fx = x - x0
-    fy = y - y0
-    return (
-        img[y0, x0] * (1 - fx) * (1 - fy)
-        + img[y0, x0 + 1] * fx * (1 - fy)
-        + img[y0 + 1, x0] * (1 - fx) * fy
-        + img[y0 + 1, x0 + 1] * fx * fy
-    )
-
-
-@njit(cache=True, nogil=True)
-def _normal_strength(gx, gy, x, y, nx, ny, cap):  # pragma: no cover - numba
-    """Edge strength along the unit normal (nx, ny) at (x, y), capped to 0..1; 0 unless the gradient is within
-    25 degrees of the normal (an oblique edge is not this outline's edge)."""
-    ex = _sample(gx, x, y)
-    ey = _sample(gy, x, y)
-    along = abs(ex * nx + ey * ny)
-    across = abs(ey * nx - ex * ny)
-    if across > 0.47 * along:
-        return 0.0
-    return min(along, cap) / cap
-
-
-@njit(cache=True, nogil=True)
-def _profiles(gx, gy, cx, cy, theta, half, length, cap, prof, ts, span):  # pragma: no cover - numba
-    """Edge strength across each side at the pose (cx, cy, theta): prof[side, k, j] for profile k along the
-    side and offset j (outward positive) in steps of _STEP from -span to +span; capped to 0..1."""
+@njit(cache=True, fastmath=True, nogil=True)
+def _profiles(gx, gy, h, cu, cv, theta, half, length, prof, ts, span):  # pragma: no cover - numba
+    """Edge strength across each side of a square (centre cu, cv local mm, turned theta) at prof[side, k, j]:
+    profile k along the side, offset j outward in steps of _STEP_MM from -span; the brightness derivative along
+    the side's normal (grey levels per mm), zero where the brightness changes more along the side than half as
+    much (an oblique edge is not this outline's). The frame's Sobel gradient is read at the nearest pixel; the
+    points of a profile (a few millimetres) are spaced evenly in the frame between its exactly projected ends."""
     ux = math.cos(theta)
     uy = math.sin(theta)
     vx = -uy
@@ -146,190 +113,175 @@ def _profiles(gx, gy, cx, cy, theta, half, length, cap, prof, ts, span):  # prag
             nx, ny, tx, ty = -vx, -vy, ux, uy
         else:
             nx, ny, tx, ty = vx, vy, ux, uy
+        # the side's direction in the frame (per mm along it), from its first and last profiles' middles
+        t0 = -0.42 * length
+        t1 = 0.42 * length
+        ax, ay = project(h, cu + half * nx + t0 * tx, cv + half * ny + t0 * ty)
+        bx, by = project(h, cu + half * nx + t1 * tx, cv + half * ny + t1 * ty)
+        along_tx = (bx - ax) / (t1 - t0)
+        along_ty = (by - ay) / (t1 - t0)
         for k in range(k_count):
             t = (-0.42 + 0.84 * k / (k_count - 1)) * length
             ts[k] = t
+            d0 = -span
+            d1 = -span + (steps - 1) * _STEP_MM
+            x0, y0 = project(h, cu + (half + d0) * nx + t * tx, cv + (half + d0) * ny + t * ty)
+            x1, y1 = project(h, cu + (half + d1) * nx + t * tx, cv + (half + d1) * ny + t * ty)
+            # the normal in the frame, per mm: d(pixel)/d(offset)
+            nxp = (x1 - x0) / (d1 - d0)
+            nyp = (y1 - y0) / (d1 - d0)
             for j in range(steps):
-                d = -span + j * _STEP
-                px = cx + (half + d) * nx + t * tx
-                py = cy + (half + d) * ny + t * ty
-                prof[side, k, j] = _normal_strength(gx, gy, px, py, nx, ny, cap)
+                f = j / (steps - 1)
+                ex, ey = gradient_at(gx, gy, x0 + f * (x1 - x0), y0 + f * (y1 - y0))
+                along = abs(ex * nxp + ey * nyp)
+                across = abs(ex * along_tx + ey * along_ty)
+                prof[side, k, j] = along if across <= 0.47 * along else 0.0
 
 
-@njit(cache=True, nogil=True)
-def _at(prof, side, k, d, span):  # pragma: no cover - numba
-    """Profile value at offset d (linear interpolation; 0 outside)."""
-    x = (d + span) / _STEP
+@njit(cache=True, fastmath=True, nogil=True)
+def _side_sums(prof, side, ts, r, offsets, span, out):  # pragma: no cover - numba
+    """out[j]: the side's profiles summed along its edge line at outward offset offsets[j] for a turn r (the
+    line's offset at profile k grows by r t_k on the left and bottom sides, falls on the others)."""
     steps = prof.shape[2]
-    if x < 0.0 or x > steps - 1.001:
-        return 0.0
-    j = int(x)
-    f = x - j
-    return prof[side, k, j] * (1 - f) + prof[side, k, j + 1] * f
+    sign = 1.0 if side == 0 or side == 3 else -1.0
+    for j in range(offsets.shape[0]):
+        total = 0.0
+        for k in range(prof.shape[1]):
+            x = (offsets[j] + sign * r * ts[k] + span) / _STEP_MM
+            if x < 0.0 or x > steps - 1.001:
+                continue
+            i = int(x)
+            f = x - i
+            total += prof[side, k, i] * (1 - f) + prof[side, k, i + 1] * f
+        out[j] = math.sqrt(total)  # concave: two sides half found beat one side twice over and one not at all
 
 
-@njit(cache=True, nogil=True)
-def _fit_squares(gx, gy, cands, side, cap, edge_min, reach, out):  # pragma: no cover - numba
+@njit(cache=True, fastmath=True, nogil=True)
+def _best_pairs(first, second, offsets, grow, reach):  # pragma: no cover - numba
+    """For a square grown by ``grow`` mm (each side moves out by grow / 2): the best pair of opposite edges
+    (first at offset a, second at grow - a: the centre moves by (second - first) / 2 within ``reach``); its
+    score and the centre's shift."""
+    step = offsets[1] - offsets[0]
+    best = -1.0
+    shift = 0.0
+    for j in range(offsets.shape[0]):
+        a = offsets[j]
+        b = grow - a
+        jb = int(round((b - offsets[0]) / step))
+        if jb < 0 or jb >= offsets.shape[0]:
+            continue
+        move = (offsets[jb] - a) / 2.0
+        if abs(move) > reach + 1e-9:
+            continue
+        score = first[j] + second[jb]
+        if score > best:
+            best = score
+            shift = move
+    return best, shift
+
+
+@njit(cache=True, fastmath=True, nogil=True)
+def _fit_tiles(gx, gy, homographies, side, reach, shrink, floor, out):  # pragma: no cover - numba
+    """Fit a square near each candidate's local origin (local mm through ``homographies[i]``) to the frame's
+    gradients: any square of ``side`` - ``shrink`` to ``side`` mm (a printed frame inside the tile's edge is a
+    square concentric with it: either gives the centre and the turn). out[i] = du, dv, dtheta (degrees), support
+    left, right, top, bottom, typical strength, size of the square fitted."""
     half = side / 2.0
     k_count = _PROFILES
-    span = reach + 3.0  # profiles reach past the largest shift
-    steps = int(2 * span / _STEP) + 1
+    span = reach + shrink / 2.0 + 1.0  # profiles reach past the largest move of a side
+    steps = int(2 * span / _STEP_MM) + 1
     prof = np.zeros((4, k_count, steps))
     ts = np.zeros(k_count)
-    offsets = np.zeros(4)
-    wide = np.arange(-int(reach), int(reach) + 1) * 1.0  # centre moves, px: first round, whole pixels
-    narrow = np.arange(-3, 4) * 0.5  # second round, around the first's result
-    rotations = np.arange(-6, 7) * math.radians(0.4)
-    for i in range(cands.shape[0]):
-        cx = cands[i, 0]
-        cy = cands[i, 1]
-        theta = math.radians(cands[i, 2])
-        best_u = 0.0
-        best_v = 0.0
-        best_r = 0.0
+    rotations = np.arange(-4, 5) * math.radians(0.4)
+    tops = np.zeros(k_count)
+    sums = np.zeros((4, 2 * steps))
+    for i in range(homographies.shape[0]):
+        h = homographies[i]
+        cu = 0.0
+        cv = 0.0
+        theta = 0.0
+        size = side
         for _round in range(2):
-            shifts = wide if _round == 0 else narrow
-            turns = rotations if _round == 0 else rotations[4:9] * 0.5
-            _profiles(gx, gy, cx, cy, theta, half, side, cap, prof, ts, span)
+            _profiles(gx, gy, h, cu, cv, theta, half, side, prof, ts, span)
+            if _round == 0:
+                offsets = np.arange(steps) * _STEP_MM - span
+                turns = rotations
+                grows = np.arange(-int(shrink / _STEP_MM), 1) * _STEP_MM * 1.0
+                limit = reach
+            else:  # around the first round's result (edges near offset base / 2), on a finer grid
+                base = size - side
+                offsets = base / 2.0 + np.arange(-4, 5) * (_STEP_MM / 2)
+                turns = rotations[2:7] * 0.5
+                grows = base + np.arange(-2, 3) * (_STEP_MM / 2)
+                limit = 0.75
             best = -1.0
+            best_u = 0.0
+            best_v = 0.0
+            best_r = 0.0
+            best_g = 0.0
             for r in turns:
-                # offsets of each side's edge at profile k for a centre shift (du, dv) and a turn r:
-                # left -du + r t, right du - r t, top -dv - r t, bottom dv + r t (see the docstring maths)
-                top_u = -1.0
-                arg_u = 0.0
-                for du in shifts:
-                    left = 0.0
-                    right = 0.0
-                    for k in range(k_count):
-                        left += _at(prof, 0, k, -du + r * ts[k], span)
-                        right += _at(prof, 1, k, du - r * ts[k], span)
-                    # concave in each side: two sides half found beat one side twice over and one not at all
-                    score = math.sqrt(left) + math.sqrt(right)
-                    if score > top_u:
-                        top_u = score
-                        arg_u = du
-                top_v = -1.0
-                arg_v = 0.0
-                for dv in shifts:
-                    top = 0.0
-                    bottom = 0.0
-                    for k in range(k_count):
-                        top += _at(prof, 2, k, -dv - r * ts[k], span)
-                        bottom += _at(prof, 3, k, dv + r * ts[k], span)
-                    score = math.sqrt(top) + math.sqrt(bottom)
-                    if score > top_v:
-                        top_v = score
-                        arg_v = dv
-                if top_u + top_v > best:
-                    best = top_u + top_v
-                    best_u = arg_u
-                    best_v = arg_v
-                    best_r = r
+                for s in range(4):
+                    _side_sums(prof, s, ts, r, offsets, span, sums[s, : offsets.shape[0]])
+                for g in grows:
+                    if g > 1e-9 or g < -shrink - 1e-9:
+                        continue
+                    # left/right edges at offsets a and g - a: the centre moves right by (g - a - a) / 2
+                    su, mu = _best_pairs(sums[0, : offsets.shape[0]], sums[1, : offsets.shape[0]], offsets, g, limit)
+                    sv, mv = _best_pairs(sums[2, : offsets.shape[0]], sums[3, : offsets.shape[0]], offsets, g, limit)
+                    if su + sv > best:
+                        best = su + sv
+                        best_u = mu
+                        best_v = mv
+                        best_r = r
+                        best_g = g
             ux = math.cos(theta)
             uy = math.sin(theta)
-            cx += best_u * ux - best_v * uy
-            cy += best_u * uy + best_v * ux
+            cu += best_u * ux - best_v * uy
+            cv += best_u * uy + best_v * ux
             theta += best_r
-        # support of each side at the final pose: profiles with an edge within a pixel of the outline;
-        # and where each side's own edge is (the sum over its profiles peaks there): the square's size
-        _profiles(gx, gy, cx, cy, theta, half, side, cap, prof, ts, span)
+            size = side + best_g
+        # support of each side at the final pose: profiles with an edge within a millimetre of the square, at
+        # least a share of the square's typical edge (and of the noise floor)
+        _profiles(gx, gy, h, cu, cv, theta, size / 2.0, side, prof, ts, span)
+        n_top = 0
+        all_tops = np.zeros(4 * k_count)
         for s in range(4):
-            found = 0
             for k in range(k_count):
                 top = 0.0
                 for j in range(steps):
-                    d = -span + j * _STEP
+                    d = -span + j * _STEP_MM
                     if abs(d) <= 1.01 and prof[s, k, j] > top:
                         top = prof[s, k, j]
-                if top >= edge_min:
+                all_tops[n_top] = top
+                n_top += 1
+        typical = np.sort(all_tops)[(3 * n_top) // 4]  # the outline's strength where it shows
+        edge_min = max(0.2 * typical, floor)
+        for s in range(4):
+            found = 0
+            for k in range(k_count):
+                tops[k] = all_tops[s * k_count + k]
+                if tops[k] >= edge_min:
                     found += 1
-            out[i, 5 + s] = found / k_count
-            best_sum = -1.0
-            best_d = 0.0
-            for j in range(steps):
-                total = 0.0
-                for k in range(k_count):
-                    total += prof[s, k, j]
-                if total > best_sum:
-                    best_sum = total
-                    best_d = -span + j * _STEP
-            offsets[s] = best_d
-        out[i, 0] = cx
-        out[i, 1] = cy
+            out[i, 3 + s] = found / k_count
+        out[i, 0] = cu
+        out[i, 1] = cv
         out[i, 2] = math.degrees(theta)
-        out[i, 3] = side + offsets[0] + offsets[1]
-        out[i, 4] = side + offsets[2] + offsets[3]
+        out[i, 7] = typical
+        out[i, 8] = size
 
 
-def fit_squares(edges: EdgeMap, candidates: np.ndarray, side_px: float) -> list[SquareFit]:
-    """Fit each candidate (rows x, y, angle, score) to the view's edges; see the module docstring."""
-    if len(candidates) == 0:
-        return []
-    out = np.zeros((len(candidates), 9))
-    cands = np.ascontiguousarray(candidates[:, :3], dtype=np.float64)
-    _fit_squares(edges.gx, edges.gy, cands, float(side_px), 4.0 * edges.noise, 0.6, 4.0, out)
-    return [
-        SquareFit(float(r[0]), float(r[1]), float(r[2]), float(r[3]), float(r[4]), tuple(float(v) for v in r[5:9]),
-                  float(c[3]))
-        for r, c in zip(out, candidates, strict=True)
-    ]
-
-
-# ------------------------------------------------------------------------------------------------------------
-# Fine fit in the raw frame
-# ------------------------------------------------------------------------------------------------------------
-FINE_CONTEXT_MM = 68.0
-FINE_PX_PER_MM = 2.0
-
-
-@dataclass(frozen=True)
-class TileFit:
-    """A tile's top face fitted in a crop of the raw frame taken around a pose: the correction (mm, in the
-    table frame; degrees clockwise) and the support of its left, right, top, bottom sides."""
-
-    dx_mm: float
-    dy_mm: float
-    dangle_deg: float
-    support: tuple[float, float, float, float]
-
-    @property
-    def complete(self) -> float:
-        return min(self.support)
-
-
-def refine_tiles(
-    image: np.ndarray, calibration, centres_mm: np.ndarray, angles_deg: np.ndarray, height_mm: float
-) -> list[TileFit]:
-    """Fit each tile's outline in a crop of the raw frame at FINE_PX_PER_MM, at the top face's height, around
-    the given poses (good to a few mm and degrees): the view's 1 px/mm cannot tell a printed margin from the
-    tile's edge, twice the resolution of the camera's own pixels can."""
-    import cv2
-
-    from vision.crops import sample_crops
-
-    n = len(centres_mm)
+def fit_tiles(gradients: tuple[np.ndarray, np.ndarray], homographies: np.ndarray, side_mm: float,
+              reach_mm: float = 3.0, shrink_mm: float = 7.0, floor: float = 4.0) -> list[TileFit]:
+    """Fit each candidate's outline to the raw frame's Sobel ``gradients`` (int16, ``cv2.spatialGradient``)
+    around the local origin of its homography (see :func:`vision.crops.piece_homographies`), within ``reach_mm``
+    and a few degrees: the tile's edge (a square of ``side_mm``) or a printed frame up to ``shrink_mm`` smaller,
+    concentric with it; ``floor``: the weakest edge (grey levels per mm) that counts as outline."""
+    n = len(homographies)
     if n == 0:
         return []
-    size = int(round(FINE_CONTEXT_MM * FINE_PX_PER_MM))
-    crops = sample_crops(image, calibration, centres_mm, angles_deg, height_mm, FINE_CONTEXT_MM, size)
-    side = TILE_MM * FINE_PX_PER_MM
-    centre = (size - 1) / 2.0
-    fits = []
-    out = np.zeros((1, 9))
-    cand = np.array([[centre, centre, 0.0]])
-    for crop, angle in zip(crops, np.asarray(angles_deg, float), strict=True):
-        gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
-        gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
-        magnitude = cv2.magnitude(gx, gy)
-        # No saturation here: the strongest consistent outline must win over a printed margin's inner edge, and
-        # a small turn must change the score (saturated plateaus would make every turn tie).
-        cap = max(float(np.percentile(magnitude, 99.5)), 4.0)
-        _fit_squares(gx, gy, cand, side, cap, 0.12, 4.5 * FINE_PX_PER_MM, out)
-        du = (out[0, 0] - centre) / FINE_PX_PER_MM
-        dv = (out[0, 1] - centre) / FINE_PX_PER_MM
-        a = math.radians(angle)
-        dx = du * math.cos(a) - dv * math.sin(a)
-        dy = du * math.sin(a) + dv * math.cos(a)
-        fits.append(TileFit(dx, dy, float(out[0, 2]), tuple(float(v) for v in out[0, 5:9])))
-    return fits
+    out = np.zeros((n, 9))
+    gx, gy = gradients
+    _fit_tiles(gx, gy, np.ascontiguousarray(homographies, dtype=np.float64), float(side_mm), float(reach_mm),
+               float(shrink_mm), float(floor), out)
+    return [TileFit(float(r[0]), float(r[1]), float(r[2]), (float(r[3]), float(r[4]), float(r[5]), float(r[6])),
+                    float(r[7]), float(r[8])) for r in out]

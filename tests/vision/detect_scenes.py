@@ -349,3 +349,54 @@ def teach_frame(pieces: list, edition: str = "default", seed: int = 1) -> Frame:
     """A teach photo of any pieces (the teach camera and light, an A4 sheet beside them)."""
     return rendered(Scene(pieces=pieces, table="wood", sheet="a4", edition=edition, lighting=Lighting()),
                     TEACH_CAMERA, seed)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Scene families of the benchmark (and a few tests): one frame per seed, any edition
+# ------------------------------------------------------------------------------------------------------------
+def coin_grid_frame(seed: int, edition: str = "default", die: bool = True, suit_share: float = 0.3) -> Frame:
+    """Roll Out the Barrels / Whack-a-Dummy: the 24 coins in a grid 4 wide by 6 high (no tiles), about
+    ``suit_share`` of them suit side up, the die on one coin (``die``)."""
+    from tablescene import DiePiece, coin_grid
+
+    from rules.pieces import SUITS
+
+    rng = np.random.default_rng([seed, 11])
+    coins = [(SUITS[i // 6], i % 6) for i in rng.permutation(24)]
+    pieces = coin_grid(coins, (110.0, 140.0), 4, rng=rng, edition=None)
+    flip = rng.random(len(pieces)) < suit_share
+    pieces = [p.moved(side="suit") if f else p for p, f in zip(pieces, flip, strict=True)]
+    if die:
+        under = pieces[int(rng.integers(len(pieces)))]
+        pieces.append(DiePiece(SUITS[int(rng.integers(4))], int(rng.integers(6)), under.x_mm, under.y_mm,
+                               float(rng.uniform(0, 90))))
+    return board_frame(pieces, seed, edition=edition)
+
+
+def tile_block_frame(seed: int, edition: str = "default") -> Frame:
+    """Slides / Plans of Action: a block of 2x2 (even seeds) or 4x4 tiles back side up, with coins on some of
+    their cells (mostly suit side up)."""
+    from tablescene import tile_block
+
+    from rules.pieces import SUITS
+
+    rng = np.random.default_rng([seed, 13])
+    across = 2 if seed % 2 == 0 else 4
+    cells = [(c, r) for c in range(2 * across) for r in range(2 * across)]
+    count = int(rng.integers(3, 7)) if across == 2 else int(rng.integers(6, 13))
+    chosen = [cells[i] for i in rng.choice(len(cells), count, replace=False)]
+    faces = [(s, r) for s in SUITS for r in range(6)]
+    picks = rng.choice(len(faces), count, replace=False)
+    coins = {cell: (*faces[k], "suit" if rng.random() < 0.75 else "value") for cell, k in zip(chosen, picks,
+                                                                                             strict=True)}
+    origin = (148.0 - across * 51.8 / 2, 215.0 - across * 51.8 / 2)
+    return board_frame(tile_block(across, origin, coins, rng=rng), seed, edition=edition)
+
+
+def slide_jam_frame(seed: int, edition: str = "default") -> Frame:
+    """Slide Jam: tiles face up touching in a grid 4 wide by 6 high, a few already popped off (holes)."""
+    rng = np.random.default_rng([seed, 17])
+    pieces = tile_grid(seed, 4, 6, gap_mm=0.0, centre_mm=(148.0, 215.0))
+    holes = rng.choice(len(pieces), int(rng.integers(0, 5)), replace=False)
+    pieces = [p for i, p in enumerate(pieces) if i not in set(holes.tolist())]
+    return board_frame(pieces, seed, edition=edition)
