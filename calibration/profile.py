@@ -84,6 +84,7 @@ __all__ = [
     "save_profile",
     "default_profile",
     "DEFAULT_PROFILE_PATH",
+    "COIN_SHARPNESS_SHARE",
 ]
 
 PROFILE_VERSION = 1
@@ -106,6 +107,8 @@ _COIN_HIGH_PASS_PX = 8.0  # 4 mm on a coin crop
 _LOG_LOW, _LOG_HIGH = -2.5, 1.2  # clip of log colour ratios: saturated glare or deep shadow stop counting
 _OFFSET = 6.0  # added before the log so that sensor noise in dark ink does not explode
 _LOW_SCORE_MARGIN = 0.5  # extra margin per unit of score below the typical right score
+COIN_SHARPNESS_SHARE = 0.8  # no coin is read far blurrier than this share of its face's taught sharpness
+_TRUSTED_DEFICIT = 0.22  # how far below the typical right score a reading may be and still be trusted
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -298,6 +301,14 @@ class ClassModel:
     min_margin: float
     label_margins: tuple[float, ...] | None = None  # per label: the margin a reading of it needs, at least
     typical_score: float | None = None  # what the right label scores in teach's augmented copies (median)
+
+    @property
+    def trusted_score(self) -> float:
+        """The lowest score a reading is trusted at: the model's threshold, and not far below what the right face
+        typically scores (a crop that little like any face is degraded or no piece: read it as unclear)."""
+        if self.typical_score is None:
+            return self.min_score
+        return max(self.min_score, self.typical_score - _TRUSTED_DEFICIT)
 
     def margin_for(self, index: int, score: float | None = None) -> float:
         """The margin a reading of label ``index`` scoring ``score`` needs: the model's, or more where teach saw

@@ -34,6 +34,7 @@ from calibration.profile import (
     COIN_ANGLES,
     COIN_CROP_MM,
     COIN_CROP_PX,
+    COIN_SHARPNESS_SHARE,
     TILE_CROP_MM,
     TILE_CROP_PX,
     ClassModel,
@@ -642,7 +643,11 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
             key = (SUITS[r], RANKS[c]) if suit_shown[c] else (None, RANKS[c])
             coin_pieces.append((value_labels.index(key), value_grid[r][c]))
             coin_pieces.append((len(value_labels) + r, suit_grid[r][c]))
-    coin_margins = _coin_impostors(coin_pieces, coin_templates, rng)
+    label_sharpness = _label_sharpness(value_plain, suit_plain, suit_shown)
+    least = np.array([COIN_SHARPNESS_SHARE * label_sharpness[_coin_key("value", s_, r_)] if r_ != 0 else 0.0
+                      for s_, r_ in value_labels]
+                     + [COIN_SHARPNESS_SHARE * label_sharpness[_coin_key("suit", s_, None)] for s_, _ in suit_labels])
+    coin_margins = _coin_impostors(coin_pieces, coin_templates, rng, least)
     coin_values = ClassModel(tuple(value_labels), value_templates, v_score, v_margin,
                              tuple(float(m) for m in coin_margins[: len(value_labels)]), float(np.median(v_right[0])))
     rim_taps = _coin_rim_taps([p for grid in (value_grid, suit_grid) for row in grid for p in row])
@@ -674,7 +679,7 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
         "coin_sharpness": round(float(np.median([coin_sharpness(c) for row in value_plain for c in row[1:]])), 4),
         "coin_suit_sharpness": round(float(np.median([coin_sharpness(c) for row in suit_plain for c in row])), 4),
         # per face (a sun's thin rays are sharper than a moon's crescent): what blur makes unreadable differs
-        "coin_label_sharpness": _label_sharpness(value_plain, suit_plain, suit_shown),
+        "coin_label_sharpness": label_sharpness,
         "tile_backs": backs is not None,
         "scores": {
             "tile_faces": [round(float(np.median(face_scores)), 3), round(float(np.median(face_margins)), 3)],
@@ -734,6 +739,7 @@ def _column_differs(crops: list[list[np.ndarray]], column: int) -> bool:
 
 
 _IMPOSTOR_COPIES = 8  # hard augmented copies per taught face, to see which other faces can pass for it
+_COIN_IMPOSTOR_COPIES = 24  # coins: one taught coin per face (a blurred 3 and 4 come close only now and then)
 _IMPOSTOR_SAFETY = 0.02  # added to the largest margin an impostor won by
 
 
@@ -777,21 +783,26 @@ def _tile_impostors(pieces: list[tuple[int, TeachPiece]], templates: np.ndarray,
     return _impostor_margins(np.concatenate(scores), np.array(truth), n_labels)
 
 
-def _coin_impostors(pieces: list[tuple[int, TeachPiece]], templates: np.ndarray, rng: np.random.Generator
-                    ) -> np.ndarray:
+def _coin_impostors(pieces: list[tuple[int, TeachPiece]], templates: np.ndarray, rng: np.random.Generator,
+                    least_sharpness: np.ndarray) -> np.ndarray:
     """Per-label margins for coins (:func:`_impostor_margins`): hard copies of every taught coin (shifted up to
-    a millimetre, any turn, blurred up to 2.5 crop pixels, harsher light), each read at the windows within a
-    pixel and every turn, as the detector does."""
+    a millimetre, any turn, blurred up to 4 crop pixels, harsher light), each read at the windows within a
+    pixel and every turn, as the detector does. A copy whose winner the detector would call too blurred
+    (sharper than ``least_sharpness[label]`` it must be) teaches nothing: it would not be read."""
     wide = COIN_CROP_PX + 2
-    scores, truth = [], []
+    scores, truth, sharp = [], [], []
     for label, piece in pieces:
-        copies = augment(piece.context, _IMPOSTOR_COPIES, rng, COIN_CONTEXT_MM, COIN_CROP_MM * wide / COIN_CROP_PX,
-                         wide, 1.0, 180.0, 1.6, blur_px=2.5)
+        copies = augment(piece.context, _COIN_IMPOSTOR_COPIES, rng, COIN_CONTEXT_MM,
+                         COIN_CROP_MM * wide / COIN_CROP_PX, wide, 1.0, 180.0, 1.6, blur_px=2.5)
         windows = _windows(copies, COIN_CROP_PX).reshape(-1, COIN_CROP_PX, COIN_CROP_PX, 3)
         per = coin_correlations(coin_features(windows), templates).max(axis=2)
         scores.append(per.reshape(len(copies), -1, per.shape[1]).max(axis=1))
         truth += [label] * len(copies)
-    return _impostor_margins(np.concatenate(scores), np.array(truth), len(templates))
+        sharp += [coin_sharpness(c[1:-1, 1:-1]) for c in copies]
+    scores = np.concatenate(scores)
+    winners = scores.argmax(axis=1)
+    read = np.array(sharp) >= least_sharpness[winners]
+    return _impostor_margins(scores[read], np.array(truth)[read], len(templates))
 
 
 def _coin_key(side: str, suit: Suit | None, rank: int | None) -> str:

@@ -30,6 +30,7 @@ from calibration.profile import (
     COIN_CROP_MM,
     COIN_CROP_PX,
     COIN_RINGS,
+    COIN_SHARPNESS_SHARE,
     TILE_CROP_PX,
     ClassModel,
     PieceSetProfile,
@@ -49,12 +50,13 @@ _CELLS = 5  # tiles: occlusion cells per side
 _COVERED_SHARE = 0.6  # at most this share of cells may be covered for a "partly hidden" piece
 _SIDE_MARGIN = 0.2  # coins: how far the best label of the other side must trail for the side to be sure
 _RIM_RINGS = 3  # coins: the outer rings of the polar features (from 6.6 mm out: the printed rim)
-_SHARPNESS_SHARE = 0.8  # coins this much less sharp than the taught ones are not read
 _FIRST_LOOK = 0.35  # coins: correlation with the best face, unaligned, for a candidate to be read at all
 _BLANK_SUIT_MARGIN = 0.25  # how clearly a blank coin's rim must match one suit's for the suit to be given
 _BLANK_RIM_MIN = 0.45  # correlation of a blank-looking coin's rim with a blank face's, for it to be one
 _BLANK_RIM_SCORE = 0.3  # correlation of a blank coin's rim with the best blank face's, for its suit
 _BLANK_INK = 0.5  # share of a coin's feature energy inside the rim: below, a blank face (numerals are at 0.9+)
+_RIVAL_GAP = 0.2  # tiles: labels this close to the best are read at their own best window before judging
+_DEGRADED = 0.08  # tiles: a clear reading this far below the typical score is searched around all the same
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,7 @@ class TileReader:
         self._turned_templates: dict[tuple[int, int], np.ndarray] = {}  # cache of templates at quarter turns
         self.min_score = {side: m.min_score for side, m in models}
         self.min_margin = {side: m.min_margin for side, m in models}
+        self._typical = {side: m.typical_score if m.typical_score is not None else 1.0 for side, m in models}
         # the model and index of each label: the margin a reading needs depends on both (and on its score)
         self.label_model = [(m, i) for _, m in models for i in range(len(m.labels))]
 
@@ -204,6 +207,11 @@ class TileReader:
             turn[better, label] = turn_of[better, t]
         return raw, per_label, turn
 
+    def degraded(self, reading: Reading) -> bool:
+        """A clear reading well below what the face typically scores: its rivals, read where they fit, may come
+        closer than they did at this window (a window a couple of millimetres off)."""
+        return reading.status == "ok" and reading.score < self._typical[reading.side] - _DEGRADED
+
     def read_batch(self, big: np.ndarray, margin: int, search: np.ndarray | None = None,
                    align: np.ndarray | None = None) -> list[tuple[Reading, tuple[int, int]]]:
         """Read tile crops ``margin`` pixels wider on each side than a tile crop (n, TILE_CROP_PX + 2 margin,
@@ -221,7 +229,10 @@ class TileReader:
             reading = self._judge(raw[i], per_label[i], turn[i], None)
             forced = search is not None and bool(search[i])
             allowed = align is None or bool(align[i])
-            if reading.status != "ok" and (per_label[i].max() >= 0.25 or forced) and m > 0 and allowed:
+            # a clear reading well below what the face typically scores is checked too: its rivals, read where
+            # they fit, may come closer than they do at this window
+            if (reading.status != "ok" or self.degraded(reading)) and (per_label[i].max() >= 0.25 or forced) \
+                    and m > 0 and allowed:
                 out.append(self.read_aligned(big[i], m, first=(raw[i], per_label[i], turn[i]), force=forced))
             else:
                 out.append((reading, (0, 0)))
@@ -288,7 +299,7 @@ class TileReader:
         angle = 90.0 * int(turn[best])
         if side == "back":
             suit, rank = None, None
-        if score >= min_score and margin >= min_margin:
+        if score >= model.trusted_score and margin >= min_margin:
             return Reading("ok", side, suit, rank, angle, score, margin, confidence)
         if score >= min_score:
             return Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear")
@@ -338,19 +349,38 @@ class TileReader:
                 best_fit, shift = fit, (dx, dy)
         _, per_label2, turn2 = window(*shift)
         likely = np.argsort(-np.maximum(per_label, per_label2))[:candidates]
-        for label in likely:
-            best_turn = int(turn2[label] if per_label2[label] >= per_label[label] else turn[label])
-            (dx, dy), _ = self._align_label(features, int(label), best_turn, m)
+        aligned: set[int] = set()
+
+        def align(label: int) -> None:
+            scores = [(windows[w][1][label], windows[w][2][label]) for w in windows]
+            best_turn = int(max(scores)[1])
+            (dx, dy), _ = self._align_label(features, label, best_turn, m)
             window(dx, dy)
-        best_score = np.full(len(self.labels), -1.0)
-        best_turn = np.zeros(len(self.labels), int)
-        best_where = [(0, 0)] * len(self.labels)
-        for where, (_, per, turns) in windows.items():
-            better = per > best_score
-            best_score[better] = per[better]
-            best_turn[better] = turns[better]
-            for label in np.nonzero(better)[0]:
-                best_where[label] = where
+            aligned.add(label)
+
+        def summary() -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+            best_score = np.full(len(self.labels), -1.0)
+            best_turn = np.zeros(len(self.labels), int)
+            best_where = [(0, 0)] * len(self.labels)
+            for where, (_, per, turns) in windows.items():
+                better = per > best_score
+                best_score[better] = per[better]
+                best_turn[better] = turns[better]
+                for label in np.nonzero(better)[0]:
+                    best_where[label] = where
+            return best_score, best_turn, best_where
+
+        for label in likely:
+            align(int(label))
+        best_score, best_turn, best_where = summary()
+        # every label that comes near the winner is read at its own best window too: a window a couple of
+        # millimetres off (a neighbour's border in a touching grid) must not lend the winner a margin that the
+        # right label, read where it fits, would not leave it
+        rivals = [int(k) for k in np.nonzero(best_score >= best_score.max() - _RIVAL_GAP)[0] if int(k) not in aligned]
+        if rivals:
+            for label in rivals[:4]:
+                align(label)
+            best_score, best_turn, best_where = summary()
         top = int(np.argmax(best_score))
         where = best_where[top]
         return self._judge(windows[where][0], best_score, best_turn, None), where
@@ -421,10 +451,10 @@ class CoinReader:
         self.rim_spectra = np.conj(np.fft.rfft(outer, axis=-1))
         # each side against its own taught sharpness (a symbol's soft curves are less sharp than a numeral's)
         taught = profile.taught.get("coin_sharpness")
-        self.min_sharpness = {"value": _SHARPNESS_SHARE * float(taught) if taught else 0.0}
+        self.min_sharpness = {"value": COIN_SHARPNESS_SHARE * float(taught) if taught else 0.0}
         taught = profile.taught.get("coin_suit_sharpness", taught)
-        self.min_sharpness["suit"] = _SHARPNESS_SHARE * float(taught) if taught else 0.0
-        self.label_sharpness = {k: _SHARPNESS_SHARE * float(v)
+        self.min_sharpness["suit"] = COIN_SHARPNESS_SHARE * float(taught) if taught else 0.0
+        self.label_sharpness = {k: COIN_SHARPNESS_SHARE * float(v)
                                 for k, v in profile.taught.get("coin_label_sharpness", {}).items()}
 
     def read_aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int]]:
@@ -634,7 +664,7 @@ class CoinReader:
         model, index = self.label_model[best]
         min_score, min_margin = self.min_score[side], model.margin_for(index, score)
         confidence = _confidence(score, margin, min_score, min_margin)
-        if score >= min_score and margin >= min_margin:
+        if score >= model.trusted_score and margin >= min_margin:
             return Reading("ok", side, suit, rank, angle, score, margin, confidence)
         if score >= min_score:
             return Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear")

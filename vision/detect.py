@@ -85,7 +85,8 @@ _ALIGN_PX = 4  # tile crops: how far (crop pixels, ~1.2 mm each) the printed fac
 _TILE_FIT_MM = TILE_MM + 10.0  # the square around a tile candidate its homography is exact on
 _COIN_FIT_MM = COIN_MM + 8.0
 _TEACH_SHRINK_MM = 7.0  # teach photos: the fit looks for any square outline this much smaller (a printed frame)
-_FAINT_SEEDS = 8  # candidates without an outline read by their face alone, at most
+_FAINT_SEEDS = 12  # candidates without an outline read by their face alone, at most
+_MARK_MM = 20.0  # the size of a tile's rank mark (a numeral, a symbol)
 
 
 def _outline_usable(support: tuple[float, float, float, float]) -> bool:
@@ -107,7 +108,18 @@ class Shapes:
     responses: list[tuple[np.ndarray, np.ndarray]]  # per direction: the matched filter's total and weakest side
     tile_candidates: np.ndarray  # (n, 4): x, y (view px), angle (degrees mod 90), matched-filter total
     coin_peaks: np.ndarray  # (n, 3) coin-centre vote peaks: x, y (view px), votes
+    ink_marks: np.ndarray  # (n, 3) middles of ink marks of a tile's rank's size: x, y (view px), strength
     timings_ms: dict[str, float]
+
+
+def _ink_marks(view: np.ndarray, px_per_mm: float, noise: float) -> np.ndarray:
+    """Blobs of a tile's rank mark's size (a difference of Gaussians, either polarity): where the middle of a
+    tile whose outline does not show may be. (n, 3): x, y (view px), strength, strongest first."""
+    image = view.astype(np.float32)
+    small = cv2.GaussianBlur(image, (0, 0), _MARK_MM / 4 * px_per_mm)
+    large = cv2.GaussianBlur(image, (0, 0), _MARK_MM / 2 * px_per_mm)
+    dog = np.abs(small - large)
+    return peaks(dog, TILE_MM / 2 * px_per_mm, noise / 8.0 * 3.0, limit=100)
 
 
 def _tick(timings: dict[str, float], key: str, start: float) -> float:
@@ -175,8 +187,9 @@ class Detector:
         responses: list[tuple[np.ndarray, np.ndarray]] = []
         candidates = tile_candidates(sides, TILE_MM * p, responses=responses)
         coin_peaks = peaks(votes, COIN_MM * p * 0.4, _COIN_VOTES_MIN)
+        ink_marks = _ink_marks(view, p, edges.noise)
         _tick(timings, "candidates", start)
-        return Shapes(grey, gradients, view, edges, sides, responses, candidates, coin_peaks, timings)
+        return Shapes(grey, gradients, view, edges, sides, responses, candidates, coin_peaks, ink_marks, timings)
 
     def _check(self, image: np.ndarray) -> None:
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
@@ -264,10 +277,12 @@ class Detector:
         # every crop read at its fitted pose first; only those not read and on no tile read are searched around
         # (the matched filter's echoes between the tiles of a grid need no search)
         first = self.tile_reader.read_batch(big, m, align=np.zeros(len(poses), bool))
-        read = np.array([p.centre for p, (r, _) in zip(poses, first, strict=True) if r.status == "ok"]).reshape(-1, 2)
-        alone = np.array([len(read) == 0 or bool(np.min(np.sum((read - p.centre) ** 2, axis=1)) >= (0.6 * TILE_MM) ** 2)
-                          for p in poses])
-        redo = np.nonzero(alone & np.array([r.status != "ok" for r, _ in first]))[0]
+        centres = np.array([p.centre for p in poses])
+        clear = np.array([r.status == "ok" and not self.tile_reader.degraded(r) for r, _ in first])
+        near = np.sum((centres[:, None] - centres[None]) ** 2, axis=2) < (0.6 * TILE_MM) ** 2
+        np.fill_diagonal(near, False)
+        alone = ~np.any(near & clear[None, :], axis=1)  # on no other tile read clearly
+        redo = np.nonzero(alone & ~clear)[0]
         readings = list(first)
         if len(redo):
             again = self.tile_reader.read_batch(big[redo], m, None if search is None else search[redo])
@@ -316,8 +331,14 @@ class Detector:
                     findings[i] = f
         # touching white tiles on white paper hardly show an outline: the strongest candidates without one are
         # read by their face alone (seeds for the grid to grow from)
+        # tiles (white paper tiles on the white sheet) hardly show an outline: the strongest candidates without
+        # one, and the middles of big ink marks (a tile's rank is printed in its middle), are read by their face
+        # alone: seeds for the grid to grow from
         found = [f.pose.centre for f in findings if f.reading.status != "none"]
-        faint = [pose for pose, fit in fitted if not _outline_usable(fit.support) and not self._on_marker(pose.centre)
+        angle = shapes.sides[0].angle_deg if shapes.sides else 0.0
+        faint = [_Pose(c, angle) for c in self._lift(shapes.ink_marks[:, :2], height)]
+        faint += [pose for pose, fit in fitted if not _outline_usable(fit.support)]
+        faint = [pose for pose in faint if not self._near_marker(pose.centre)
                  and all(np.hypot(*(pose.centre - c)) >= 0.6 * TILE_MM for c in found)]
         faint = [faint[i] for i in _apart([p.centre for p in faint], 0.6 * TILE_MM)][:_FAINT_SEEDS]
         findings += self._read_poses(image, faint, [(0.0, 0.0, 0.0, 0.0)] * len(faint), [True] * len(faint))
