@@ -74,6 +74,7 @@ ALL_KINDS = ("tile", "coin", "pawn", "die", "pyramid")
 _FIGURE_KINDS = ("pawn", "die", "pyramid")
 _VIEW_PX_PER_MM = 0.5  # the view pieces are found in: a tile is 25 px, a coin 9.5
 _COIN_VOTES_MIN = 4.0  # coin-centre votes (rim pixels of the view, each at most 1) for a candidate
+_COIN_GRID_ROUNDS = 6  # coin grids grow from the coins read, this many rounds at most
 _RIM_SUPPORT_MIN = 0.35  # share of rays finding a coin's rim for a coin to be there
 _RIM_MATCH_MIN = 0.3  # how well the coins' radial signature must fit (true coins: 0.4 and up; texture: 0.2)
 _BLANK_RIM_SUPPORT = 0.7  # ... where the face gives no evidence (blank) or could be print (on a tile)
@@ -476,8 +477,8 @@ class Detector:
         return centres, base, heights, fits
 
     def _read_coins(self, image: np.ndarray, shapes: Shapes, tiles: list[DetectedPiece]) -> list[DetectedPiece]:
-        """Coins at the vote peaks that show a rim, read where the printed face fits best (the face pins the
-        centre to half a millimetre; a light coin on white paper has a faint rim)."""
+        """Coins at the vote peaks that show a rim, read where the printed face fits best; then coin grids grow
+        from the coins read into coins whose rims voted too faintly (a near-white coin on white paper)."""
         peaks_view = shapes.coin_peaks
         if len(peaks_view) and self.markers_mm is not None:
             # the calibration sheet's markers: a white bit of one framed in black passes for a blank coin
@@ -488,7 +489,39 @@ class Detector:
             peaks_view = peaks_view[~inside]
         if len(peaks_view) == 0:
             return []
-        centres, base, heights, rims = self._coin_rims(shapes.gradients, peaks_view, tiles)
+        found = self._fit_and_read_coins(image, shapes, self.view.to_table(peaks_view[:, :2]), tiles, seen_at_zero=True)
+        tried = [c for _, c, _ in found]
+        for _round in range(_COIN_GRID_ROUNDS):
+            coins = _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)
+            proposals = _coin_grid_proposals(coins, tried)
+            if len(proposals) == 0:
+                break
+            tried += list(proposals)
+            more = self._fit_and_read_coins(image, shapes, proposals, tiles)
+            if not more:
+                break
+            found += more
+        return _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)
+
+    def _fit_and_read_coins(self, image: np.ndarray, shapes: Shapes, points_mm: np.ndarray,
+                            tiles: list[DetectedPiece], seen_at_zero: bool = False
+                            ) -> list[tuple[float, np.ndarray, DetectedPiece]]:
+        """Rims fitted near ``points_mm`` (table mm; seen in the view at height 0 when ``seen_at_zero``: lifted
+        to the coin top's height), the coins showing one read; (rank, where looked, piece) per coin."""
+        base = np.array([self.profile.tile_thickness_mm if any(_inside(t, x, y) for t in tiles) else 0.0
+                         for x, y in points_mm])
+        heights = base + self.profile.coin_thickness_mm
+        if seen_at_zero:
+            centres = self.calibration.pixel_to_table(self.calibration.table_to_pixel(points_mm), heights)
+        else:
+            centres = np.asarray(points_mm, float).reshape(-1, 2)
+        # a coin grown from the grid (no vote peak of its own) must read surely as a printed face: empty paper
+        # between coins is as blank as a blank null's face
+        grown = not seen_at_zero
+        homographies = piece_homographies(self.calibration, centres, np.zeros(len(centres)), heights, _COIN_FIT_MM)
+        rims = fit_coins(shapes.gradients, homographies, self.profile.coin_rim_taps)
+        looked = centres
+        centres = centres + np.array([[f.dx_mm, f.dy_mm] for f in rims]).reshape(-1, 2)
         # A coin shows a rim, darker or lighter than its face all round: it drops most vote peaks (numerals, wood
         # grain, marker corners) cheaply. On a tile, where printed marks could pass for a coin's face, the rim
         # must be plainer. Two peaks on one coin: the better rim.
@@ -505,16 +538,16 @@ class Detector:
         if not keep:
             return []
         rims = [rims[k] for k in keep]
-        centres, base, heights = centres[keep], base[keep], heights[keep]
+        centres, base, heights, looked = centres[keep], base[keep], heights[keep], looked[keep]
         m, n = _COIN_ALIGN_PX, COIN_CROP_PX
         size = COIN_CROP_MM * (n + 2 * m) / n
         homographies = piece_homographies(self.calibration, centres, np.zeros(len(centres)), heights, size)
         big = sample_with(image, homographies, size, n + 2 * m,
                           oversampling(self.calibration, centres[0], size, n + 2 * m))
-        found: list[tuple[float, DetectedPiece]] = []
+        found: list[tuple[float, np.ndarray, DetectedPiece]] = []
         for k, (reading, (dx, dy)) in enumerate(self.coin_reader.read_batch(big, m)):
             centre = centres[k] + np.array([dx, dy]) * COIN_CROP_MM / n  # the crop is not turned
-            if reading.status != "ok" and len(self.coin_reader.blank):
+            if reading.status != "ok" and len(self.coin_reader.blank) and not grown:
                 # a blank face gives the content nothing to align on: read it at its rim's centre
                 # nothing printed to go by: the coin's radial signature must fit well all round
                 rim_fits = rims[k].support >= _BLANK_RIM_SUPPORT and rims[k].match >= _BLANK_RIM_MATCH
@@ -522,7 +555,8 @@ class Detector:
                                                         rim_fits and len(self.profile.coin_rim_taps) > 1)
                 if blank is not None and rim_fits:
                     reading, centre = blank, centres[k]
-            if reading.status == "none":
+            if reading.status == "none" or (grown and (reading.status != "ok" or (
+                    reading.rank == 0 and len(self.coin_reader.blank)))):
                 continue
             uncertain = reading.status != "ok"
             piece = DetectedPiece(
@@ -540,8 +574,8 @@ class Detector:
                 height_mm=float(base[k]),
             )
             rank = {"ok": 3.0, "unclear": 1.0, "hidden": 2.0}[reading.status] + reading.score
-            found.append((rank, piece))
-        return _non_overlapping(found, 0.8 * COIN_MM)
+            found.append((rank, looked[k], piece))
+        return found
 
     def _circle_px(self, centre: np.ndarray, height: float) -> np.ndarray:
         a = np.linspace(0, 2 * math.pi, 32, endpoint=False)
@@ -619,6 +653,33 @@ def _lattice_proposals(tiles: list[_TileFinding], tried: list[np.ndarray], view:
     spots, spot_angles = spots[inside & free], spot_angles[inside & free]
     kept = _apart(list(spots), 0.6 * TILE_MM)
     return np.column_stack([spots[kept], spot_angles[kept]]).reshape(-1, 3)
+
+
+def _coin_grid_proposals(coins: list[DetectedPiece], tried: list[np.ndarray]) -> np.ndarray:
+    """Where the neighbours of coins lying in a grid would be (rows x, y mm): the grid's two directions and
+    pitch from the coins' nearest neighbours (a grid: at least two coins with a neighbour 1.1 to 2 coins away),
+    skipping places taken or already looked at."""
+    if len(coins) < 2:
+        return np.zeros((0, 2))
+    xy = np.array([[c.x_mm, c.y_mm] for c in coins])
+    d = np.sqrt(np.sum((xy[:, None] - xy[None]) ** 2, axis=2))
+    np.fill_diagonal(d, np.inf)
+    nearest = d.min(axis=1)
+    paired = (nearest > 1.1 * COIN_MM) & (nearest < 2.0 * COIN_MM)
+    if paired.sum() < 2:
+        return np.zeros((0, 2))
+    pitch = float(np.median(nearest[paired]))
+    offsets = np.array([xy[j] - xy[i] for i in range(len(xy)) for j in range(len(xy))
+                        if i != j and abs(d[i, j] - pitch) < 0.2 * pitch])
+    angle = float(np.median(np.degrees(np.arctan2(offsets[:, 1], offsets[:, 0])) % 90.0))
+    a = math.radians(angle)
+    u, v = pitch * np.array([math.cos(a), math.sin(a)]), pitch * np.array([-math.sin(a), math.cos(a)])
+    grid = xy[paired]
+    spots = np.concatenate([grid + step for step in (u, -u, v, -v)])
+    known = np.array([*tried, *xy]).reshape(-1, 2)
+    free = np.min(np.sum((spots[:, None] - known[None]) ** 2, axis=2), axis=1) >= (0.6 * COIN_MM) ** 2
+    spots = spots[free]
+    return spots[_apart(list(spots), 0.6 * COIN_MM)].reshape(-1, 2)
 
 
 def _sheet_markers(calibration: Calibration) -> list[tuple[float, float, float, float]] | None:
