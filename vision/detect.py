@@ -78,6 +78,7 @@ _COIN_GRID_ROUNDS = 6  # coin grids grow from the coins read, this many rounds a
 _RIM_SUPPORT_MIN = 0.35  # share of rays finding a coin's rim for a coin to be there
 _RIM_MATCH_MIN = 0.3  # how well the coins' radial signature must fit (true coins: 0.4 and up; texture: 0.2)
 _BLANK_RIM_SUPPORT = 0.7  # ... where the face gives no evidence (blank) or could be print (on a tile)
+_BACK_RIM_SUPPORT = 0.5  # ... on a tile's back (a coin as light as the back shows little more than its edge)
 _RIM_POLARITY = 0.85  # ... and the share of those with the rim's majority polarity there
 _BLANK_RIM_MATCH = 0.5  # a blank face: nothing printed to go by, the coin's radial signature must fit well
 _COIN_ALIGN_PX = 4  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the rim's centre
@@ -356,12 +357,40 @@ class Detector:
             findings += self._read_poses(image, poses, [fit.support for _, fit in refits],
                                          [not _outline_usable(fit.support) for _, fit in refits])
         best = _best_tiles(findings)
+        best = self._snap_half_off(image, best)
         pieces = [self._tile_piece(f.pose, f.reading) for f in best]
         outlines = sorted((f for f in findings if f.reading.status == "none" and min(f.support) >= 0.5
                            and not self._near_marker(f.pose.centre)), key=lambda f: -sum(f.support))
         kept = _apart([f.pose.centre for f in [*best, *outlines]], 0.8 * TILE_MM, first=len(best))
         unread = [outlines[i - len(best)] for i in kept if i >= len(best)]
         return pieces, unread
+
+    def _snap_half_off(self, image: np.ndarray, best: list[_TileFinding]) -> list[_TileFinding]:
+        """Tiles read half a tile off their neighbours' lattice, read again on it. A back's printed 2x2 grid
+        looks like a back half a tile off too (its cross and the seam between two touching backs make a square
+        of a tile's size, outlined as clearly as a tile): such a window is kept only if no window on the
+        lattice reads as well."""
+        moves = _half_off(best)
+        if not moves:
+            return best
+        poses, owners = [], []
+        for i, shifts in moves:
+            for shift in shifts:
+                poses.append(_Pose(best[i].pose.centre + shift, best[i].pose.angle_deg))
+                owners.append(i)
+        # the lattice's pitch pins the window better than a refit (the printed lines pull an outline off);
+        # the window is searched around (a back is unlike itself a few millimetres off)
+        again = self._read_poses(image, poses, [(0.5, 0.5, 0.5, 0.5)] * len(poses), [False] * len(poses),
+                                 np.ones(len(poses), bool))
+        out = list(best)
+        for i in sorted(set(owners)):
+            options = [f for f, o in zip(again, owners, strict=True) if o == i and f.reading.status == "ok"
+                       and f.reading.side == best[i].reading.side
+                       and all(np.hypot(*(f.pose.centre - b.pose.centre)) >= 0.6 * TILE_MM
+                               for j, b in enumerate(best) if j != i)]
+            if options:
+                out[i] = max(options, key=lambda f: f.reading.score)
+        return out
 
     def _on_marker(self, point: np.ndarray) -> bool:
         """Whether ``point`` is within a few millimetres of the middle of one of the calibration sheet's markers
@@ -508,8 +537,11 @@ class Detector:
                             ) -> list[tuple[float, np.ndarray, DetectedPiece]]:
         """Rims fitted near ``points_mm`` (table mm; seen in the view at height 0 when ``seen_at_zero``: lifted
         to the coin top's height), the coins showing one read; (rank, where looked, piece) per coin."""
-        base = np.array([self.profile.tile_thickness_mm if any(_inside(t, x, y) for t in tiles) else 0.0
-                         for x, y in points_mm])
+        under = [[t for t in tiles if _inside(t, x, y)] for x, y in points_mm]
+        base = np.array([self.profile.tile_thickness_mm if on else 0.0 for on in under])
+        # on a tile's face, printed marks could pass for a coin's rim and face: the rim must be plainer there;
+        # a back (or an outline not read: a back under coins) prints no marks of a coin's size
+        on_face = [any(t.side == "face" for t in on) for on in under]
         heights = base + self.profile.coin_thickness_mm
         if seen_at_zero:
             centres = self.calibration.pixel_to_table(self.calibration.table_to_pixel(points_mm), heights)
@@ -529,7 +561,8 @@ class Detector:
         keep: list[int] = []
         for k in order:
             rim = rims[k]
-            if rim.match < _RIM_MATCH_MIN or rim.support < (_BLANK_RIM_SUPPORT if base[k] > 0 else _RIM_SUPPORT_MIN):
+            least = _BLANK_RIM_SUPPORT if on_face[k] else _BACK_RIM_SUPPORT if base[k] > 0 else _RIM_SUPPORT_MIN
+            if rim.match < _RIM_MATCH_MIN or rim.support < least:
                 continue
             if base[k] > 0 and rim.polarity < _RIM_POLARITY:
                 continue
@@ -617,6 +650,33 @@ def _best_tiles(findings: list[_TileFinding]) -> list[_TileFinding]:
     """The findings that are tiles, best first, none overlapping another (tiles lie side by side)."""
     ordered = sorted((f for f in findings if f.reading.status != "none"), key=lambda f: -f.rank)
     return [ordered[i] for i in _apart([f.pose.centre for f in ordered], 0.8 * TILE_MM)]
+
+
+def _half_off(tiles: list[_TileFinding]) -> list[tuple[int, list[np.ndarray]]]:
+    """Tiles whose neighbours (within 1.6 pitches, turned alike) all lie about half a pitch off the tile's own
+    lattice along one of its axes: (index, the two shifts (mm) onto the neighbours' lattice) per such tile."""
+    if len(tiles) < 3:
+        return []
+    centres = np.array([t.pose.centre for t in tiles])
+    angles = np.array([t.pose.angle_deg for t in tiles])
+    pitch = TILE_MM + 1.0
+    out = []
+    for i in range(len(tiles)):
+        d = centres - centres[i]
+        turn = np.abs((angles - angles[i] + 45.0) % 90.0 - 45.0)
+        near = (np.hypot(d[:, 0], d[:, 1]) < 1.6 * pitch) & (turn < 5.0)
+        near[i] = False
+        if near.sum() < 2:
+            continue
+        a = math.radians(angles[i])
+        u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+        for axis in (u, v):
+            along = d[near] @ axis
+            residual = np.abs(along - pitch * np.round(along / pitch))
+            if np.all(residual > 0.3 * pitch):  # every neighbour half a pitch off along this axis
+                out.append((i, [axis * pitch / 2, -axis * pitch / 2]))
+                break
+    return out
 
 
 _DEFAULT_GAP_MM = 0.5  # a lone tile: grow as a touching grid (a grid with gaps shows its tiles' outlines)
