@@ -53,6 +53,7 @@ _FONT_PATHS = (
 _CROP_PX = 40  # canonical die-face crop (px across the whole face)
 _INK_HEIGHT = 0.55  # numeral height as a share of the face (the default edition's)
 _NEUTRAL = 0.25  # log-chromaticity size below which a colour counts as colourless (black, grey)
+_SPREAD_COLOURED = 40.0  # channels this many levels (0-255) apart or more: the colour's chromaticity counts in full
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,15 @@ def _log_chroma(bgr: np.ndarray) -> np.ndarray:
     return lt - lt.mean()
 
 
+def _colour_size(bgr: np.ndarray, feat: np.ndarray) -> float:
+    """How coloured ``bgr`` is: the length of its log-chromaticity ``feat``, less for a dark colour whose channels
+    lie only a few levels apart (a black piece under a tinted light: (36, 29, 25) is 0.26 long in
+    log-chromaticity, as long as a pale colour's, but 11 levels are the light's cast and noise, not paint)."""
+    bgr = np.asarray(bgr, np.float64)
+    spread = float(bgr.max() - bgr.min())
+    return float(np.linalg.norm(feat)) * min(1.0, spread / _SPREAD_COLOURED)
+
+
 def classify_suit(seen_bgr: np.ndarray, references: dict[Suit, tuple[float, float, float]],
                   min_margin: float = 0.15) -> SuitVote:
     """The suit whose colour is nearest to ``seen_bgr`` (see the module docstring).
@@ -103,15 +113,15 @@ def classify_suit(seen_bgr: np.ndarray, references: dict[Suit, tuple[float, floa
     by the *direction* of its log-chromaticity (the angle, in radians) and a colourless one (black Moons) by
     how little colour there is."""
     feat = _log_chroma(seen_bgr)
-    size = float(np.linalg.norm(feat))
+    size = _colour_size(seen_bgr, feat)
     scores = []
     for suit, ref in references.items():
         r = _log_chroma(ref)
-        r_size = float(np.linalg.norm(r))
+        r_size = _colour_size(np.asarray(ref), r)
         if r_size < _NEUTRAL:
             d = size * 2.0
         else:
-            cos = float(feat @ r) / max(size * r_size, 1e-9)
+            cos = float(feat @ r) / max(float(np.linalg.norm(feat) * np.linalg.norm(r)), 1e-9)
             d = math.acos(max(-1.0, min(1.0, cos))) + max(0.0, _NEUTRAL - size) * 4.0
         scores.append((d, suit))
     scores.sort(key=lambda kv: kv[0])
