@@ -66,6 +66,10 @@ _MIN_MARGIN = 0.05  # the score the best model must lead its rival (size or pose
 _SMALL_MARGIN = 0.15  # ... plus up to this for pieces only a few pixels across
 _FEW_PX = 24.0  # a base narrower than this many pixels needs the extra margin
 _DISAGREE_MM = 1.3  # the edge fit and the region's placement further apart than this: position unclear
+_DISAGREE_PART_MM = 1.6  # ... for a part cut from a bigger region
+_DISAGREE_WEAK_MM = 1.0  # ... for an outline supported by less than _WEAK_SUPPORT of its edges
+_WEAK_SUPPORT = 0.65
+_CLEAR_SUPPORT = 0.9  # a part outlined this completely is placed by its outline
 _SHRUNK_PX = -0.6  # an outline seen this far inside the model's: the piece is smaller than the model
 _OVERLAP = 0.2  # footprints overlapping by this share of the smaller: one of the two readings is wrong
 _TOUCH_PX = 3.0  # outlines this close (frame pixels) blur into each other: refit without the shared side
@@ -638,11 +642,9 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         reasons.append("partly hidden by a hand or another object")
     if _outline_support(best) < _MIN_SUPPORT:
         reasons.append("outline unclear (partly hidden?)")
-    elif (whole and not blob.touches_edge and best.kind == "pyramid"
-          and math.hypot(x - best.coarse.pose[0], y - best.coarse.pose[1]) > _DISAGREE_MM
-          and _on_band(search, blob, "paper_band") < 0.05):
-        # the outline's edges and the region seen place it differently: a shadow or a neighbour's edge may
-        # have pulled the fit (the usual cause of a footprint millimetres off)
+    elif not blob.touches_edge and best.kind == "pyramid" and _disagree(search, blob, best, whole):
+        # the outline's edges and the region seen place it differently: a shadow, the sheet's paper edge or a
+        # neighbour's edge may have pulled the fit (the usual cause of a footprint millimetres off)
         reasons.append("position unclear: its outline and the region seen disagree")
     confidence = float(np.clip(_outline_support(best), 0.0, 1.0))
     fields: dict[str, Any] = {}
@@ -704,6 +706,21 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
     )
     search.fitted[id(piece)] = best
     return piece
+
+
+def _disagree(search: FigureSearch, blob: Blob, best: _Candidate, whole: bool) -> bool:
+    """Whether the edge fit and the region's placement (the coarse pose) are too far apart to trust the
+    position. A region as found: more than ``_DISAGREE_MM``, except next to the sheet's paper edge (whose own
+    strong edge shifts the region). A part cut from a bigger region (its outline is partly the cut's): more than
+    ``_DISAGREE_PART_MM`` unless the outline is all but complete. Any piece outlined by less than
+    ``_WEAK_SUPPORT``: more than ``_DISAGREE_WEAK_MM`` (few edges to hold the fit where it is)."""
+    moved = math.hypot(best.fit.pose[0] - best.coarse.pose[0], best.fit.pose[1] - best.coarse.pose[1])
+    support = _outline_support(best)
+    if moved > _DISAGREE_WEAK_MM and support < _WEAK_SUPPORT:
+        return True
+    if not whole:
+        return moved > _DISAGREE_PART_MM and support < _CLEAR_SUPPORT
+    return moved > _DISAGREE_MM and _on_band(search, blob, "paper_band") < 0.05
 
 
 def _rival_margin(search: FigureSearch, best: _Candidate) -> float:
