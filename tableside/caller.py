@@ -110,7 +110,8 @@ class Caller:
         self.asking: str | None = None  # the player whose board the Caller asked about
         self._called_now: dict[str, int] = {}
         self._slide_before: dict[str, es.State] | None = None
-        self._revealed = (0, 0, 0)  # pawns, coins, tiles already read out while the Caller reveals them
+        # the pawns, coins and tiles already read out while the Caller reveals them
+        self._revealed: tuple[list[Any], list[Any], list[Any]] = ([], [], [])
         self.revealed_state: es.State | None = None
 
     # --------------------------------------------------------------------------------------------- output
@@ -163,28 +164,28 @@ class Caller:
         """The camera on the Caller's board: what is revealed so far (``pawns`` by row and ``coins`` by column,
         None where nothing is seen yet; face-up ``tiles`` by cell). Says what is new, in the rules' order (pawns
         as drawn, coins as drawn, tiles flipped in reading order; a piece seen out of order waits for the ones
-        before it). True once the whole board is revealed (then "Go!"; :attr:`revealed_state` is the board)."""
-        n_pawns, n_coins, n_tiles = self._revealed
-        if n_pawns == 0 and n_coins == 0 and n_tiles == 0:
+        before it). A piece once said stays said (a later look that misses it changes nothing). True once the
+        whole board is revealed (then "Go!"; :attr:`revealed_state` is the board as said)."""
+        said_pawns, said_coins, said_tiles = self._revealed
+        if not said_pawns and not said_coins and not said_tiles:
             self._called_now = {}
-        while n_pawns < 4 and n_pawns < len(pawns) and pawns[n_pawns] is not None:
-            self.say(phrases.pawn_drawn(pawns[n_pawns]))
-            n_pawns += 1
-        if n_pawns == 4:
-            while n_coins < 5 and n_coins < len(coins) and coins[n_coins] is not None:
-                self.say(phrases.coin_drawn(coins[n_coins]))
-                n_coins += 1
-        if n_pawns == 4 and n_coins == 5:
-            while n_tiles < 24 and es.CELLS[n_tiles] in tiles:
-                self.say(phrases.tile_flipped(tiles[es.CELLS[n_tiles]].suit, tiles[es.CELLS[n_tiles]].rank))
-                n_tiles += 1
-        self._revealed = (n_pawns, n_coins, n_tiles)
-        if n_tiles < 24:
+        while len(said_pawns) < 4 and len(said_pawns) < len(pawns) and pawns[len(said_pawns)] is not None:
+            said_pawns.append(pawns[len(said_pawns)])
+            self.say(phrases.pawn_drawn(said_pawns[-1]))
+        if len(said_pawns) == 4:
+            while len(said_coins) < 5 and len(said_coins) < len(coins) and coins[len(said_coins)] is not None:
+                said_coins.append(coins[len(said_coins)])
+                self.say(phrases.coin_drawn(said_coins[-1]))
+        if len(said_pawns) == 4 and len(said_coins) == 5:
+            while len(said_tiles) < 24 and es.CELLS[len(said_tiles)] in tiles:
+                tile = tiles[es.CELLS[len(said_tiles)]]
+                said_tiles.append(tile)
+                self.say(phrases.tile_flipped(tile.suit, tile.rank))
+        if len(said_tiles) < 24:
             return False
-        board = [tiles.get(cell) for cell in es.CELLS]
-        self.revealed_state = es.State.from_layout(board, list(pawns)[:4], list(coins)[:5])
+        self.revealed_state = es.State.from_layout([*said_tiles, None], said_pawns, said_coins)
         self.events.append(("revealed", self.revealed_state.to_dict()))
-        self._revealed = (0, 0, 0)
+        self._revealed = ([], [], [])
         self.say(phrases.caller_signal())
         return True
 

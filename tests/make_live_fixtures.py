@@ -51,6 +51,7 @@ import rules.easy_slider as es  # noqa: E402
 import rules.martian_shuffleboard as ms  # noqa: E402
 from rules.base import LayoutError  # noqa: E402
 from rules.pieces import TILE_MM  # noqa: E402
+from tableside import phrases  # noqa: E402
 from tableside.tracker import Reading  # noqa: E402
 
 VIDEO = ROOT / "fixtures" / "video"
@@ -364,6 +365,145 @@ def hand_bump_scenario(resolution: tuple[int, int] = (320, 240), fps: float = 4.
     return Scenario("easy-slider", Plan(frames, stills, plan.fps, plan.moves, move_frames), base.camera,
                     base.start, base.moves, cameras=[(bump_at, bumped)], blanks=[black],
                     notes={"seed": 8, "hand_rest": rest, "bump": bump_at, "black": black})
+
+
+# ------------------------------------------------------------------------------------------- the Caller's reveal
+
+
+@dataclass
+class RevealScenario:
+    """The Caller revealing the deal of ``seed`` on the table (rules, Setup 1-5): the 24 tiles lie face down in
+    the 5x5 board (hole bottom right); a hand puts the four pawns left of rows 1-4 in the order drawn, the five
+    coins above columns 1-5, then flips the tiles in reading order. ``steps`` says what each step reveals (one
+    piece, or several tiles flipped faster than the table settles); after each step the table is still.
+
+    ``frames`` are per-frame scenes; frames showing the same scene as the previous frame are the same still
+    table (rendered once; the camera's sensor noise differs per frame). ``hand_frames``: frames with a hand in
+    view (never to be read); ``rest``: [start, stop) of the frames where the hand rests motionless over the
+    board while flipping a tile."""
+
+    setup: es.Setup
+    frames: list[Scene]
+    stills: list[Still]
+    fps: float
+    camera: CameraSpec
+    steps: list[tuple[str, ...]]
+    rest: tuple[int, int]
+
+    @property
+    def hand_frames(self) -> list[int]:
+        return [i for i, scene in enumerate(self.frames) if scene.hands]
+
+    def key(self) -> str:
+        """What defines the rendered video (for the render cache)."""
+        import hashlib
+
+        import tablescene
+
+        digest = hashlib.sha1(repr((self.frames, self.fps, self.camera)).encode())
+        for path in sorted(Path(tablescene.__file__).parent.glob("*.py")):
+            digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]
+
+
+def reveal_scenario(seed: int = 7, flips: Sequence[int] = (1, 1, 1, 1, 1, 5, 5, 9), fps: float = 4.0,
+                    still_s: float = 2.0, rest_s: float = 3.5, rest_at: int = 2,
+                    camera: CameraSpec | None = None, table: str = "wood") -> RevealScenario:
+    """The Caller's reveal of ``Setup.from_seed(seed)`` (see :class:`RevealScenario`). ``flips``: how many tiles
+    each tile step turns over (24 in all). ``rest_at``: the tile step during which the hand rests ``rest_s``
+    seconds over the board, motionless, before it leaves."""
+    if sum(flips) != 24:
+        raise ValueError("the flips must turn over the 24 tiles")
+    setup = es.Setup.from_seed(seed)
+    pieces = easy_slider_layout(setup.state(), rng=seed, nudge_mm=0.8, turn_deg=1.0)
+    tiles = [p for p in pieces if p.kind == "tile"]
+    pawns = [p for p in pieces if p.kind == "pawn"]
+    coins = [p for p in pieces if p.kind == "coin"]
+    n_still = max(1, int(round(still_s * fps)))
+    skin, sleeve = SKIN_TONES[1], (60, 90, 140)
+    frames: list[Scene] = []
+    stills: list[Still] = []
+    steps: list[tuple[str, ...]] = []
+    rest = (0, 0)
+
+    def scene(n_pawns: int, n_coins: int, n_faces: int, hand: Hand | None = None) -> Scene:
+        shown = [t if i < n_faces else t.moved(side="back") for i, t in enumerate(tiles)]
+        return Scene(pieces=tuple([*shown, *pawns[:n_pawns], *coins[:n_coins]]), table=table, table_variant=1,
+                     sheet="a3", lighting=steady_lighting(noise=0.7), hands=(hand,) if hand else ())
+
+    def still(current: Scene) -> None:
+        first = len(frames)
+        frames.extend([current] * n_still)
+        stills.append(Still(first, len(frames), current))
+
+    def hand_over(piece: Any, height_mm: float) -> Hand:
+        # the hand comes from the Caller's side (the bottom of the picture), fingertips pinching the piece
+        return Hand(piece.x_mm + 4.0, piece.y_mm + 6.0, -8.0, height_mm, "pinch", skin, 1.0, 6.0, sleeve)
+
+    still(scene(0, 0, 0))
+    for k in range(4):  # a pawn drawn from the bag, put beside its row
+        frames.append(scene(k + 1, 0, 0, hand_over(pawns[k], 30.0)))
+        still(scene(k + 1, 0, 0))
+        steps.append((phrases.pawn_drawn(setup.pawns[k]),))
+    for k in range(5):  # a coin drawn, put above its column
+        frames.append(scene(4, k + 1, 0, hand_over(coins[k], 8.0)))
+        still(scene(4, k + 1, 0))
+        steps.append((phrases.coin_drawn(setup.coins[k]),))
+    flipped = 0
+    for step, count in enumerate(flips):  # tiles flipped in reading order
+        # the hand over the first and the last tile of the step (the Caller flips faster than the table settles)
+        for k in sorted({flipped, flipped + count - 1}):
+            frames.append(scene(4, 5, k + 1, hand_over(tiles[k], 12.0)))
+        if step == rest_at:
+            rest = (len(frames), len(frames) + int(round(rest_s * fps)))
+            frames.extend([frames[-1]] * (rest[1] - rest[0]))
+        steps.append(tuple(phrases.tile_flipped(t.suit, t.rank) for t in setup.tiles[flipped:flipped + count]))
+        flipped += count
+        still(scene(4, 5, flipped))
+    return RevealScenario(setup, frames, stills, fps, camera or reveal_camera(), steps, rest)
+
+
+def reveal_camera(resolution: tuple[int, int] = (820, 616)) -> CameraSpec:
+    """The camera over the Caller's board: as :func:`easy_camera`, a little closer (the whole A3 sheet still in
+    view), so that the coins above the board are large enough to read at 820x616."""
+    return easy_camera(resolution, distance_mm=540.0)
+
+
+#: Rendered videos of tests are kept here (as the vision tests' frames), keyed by what defines them.
+RENDER_CACHE = Path(__import__("os").environ.get("TABLESIDE_RENDER_CACHE", "/tmp/vision-cache"))
+
+
+def render_reveal(scenario: RevealScenario, path: str | Path | None = None, quality: str = "normal",
+                  seed: int = 500, noise: float = 2.0) -> Path:
+    """The reveal as a video (``path``; default: in :data:`RENDER_CACHE`, rendered once). Each distinct scene
+    is rendered once; a frame repeating the previous frame's scene gets fresh sensor noise (Gaussian,
+    ``noise`` grey levels) on that render, as a camera over a still table would give."""
+    import os
+
+    from tablescene import render
+    from tablescene.video import write_video
+
+    if path is None:
+        path = RENDER_CACHE / f"reveal-{scenario.key()}.mp4"
+    path = Path(path)
+    if path.exists():
+        return path
+    cam = scenario.camera
+    rng = np.random.default_rng(seed)
+    images: list[np.ndarray] = []
+    base: np.ndarray | None = None
+    for i, frame_scene in enumerate(scenario.frames):
+        if base is None or frame_scene is not scenario.frames[i - 1]:
+            base = render(frame_scene, cam, seed=seed + i, quality=quality).image
+            images.append(base)
+            continue
+        grain = rng.normal(0.0, noise, base.shape).astype(np.float32)
+        images.append(np.clip(base.astype(np.float32) + grain, 0, 255).astype(np.uint8))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.stem}.{os.getpid()}{path.suffix}")
+    write_video(temporary, images, scenario.fps)
+    os.replace(temporary, path)
+    return path
 
 
 # ----------------------------------------------------------------------------------------------- truth reader

@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -150,6 +151,9 @@ def test_the_reveal_is_read_out_in_the_rules_order_as_pieces_appear():
         tiles[es.CELLS[i]] = setup.tiles[i]
         if i == 10:
             tiles[es.CELLS[12]] = setup.tiles[12]  # flipped out of order: said when its turn comes
+        if i == 23:  # the last look misses a coin and a tile said before: they stay as said
+            coins[2] = None
+            del tiles[es.CELLS[3]]
         done = caller.reveal(pawns, coins, tiles)
         assert done == (i == 23)
     assert caller.said[:-1] == es.Setup.from_seed(11).script()
@@ -251,3 +255,78 @@ def test_the_callers_camera_reads_the_board_for_slide_and_done_checks():
     caller.key("1", watcher.boards(caller.players))
     assert any(t.startswith("Fumble: the tile in row") for t in caller.said)
     assert caller.match.round_over
+
+
+@pytest.fixture(scope="module")
+def profile_args(tmp_path_factory) -> list[str]:
+    """``--profile`` options: none when the built-in profile is installed, else one taught from the committed
+    teach photo (what ``tableside teach`` does)."""
+    import cv2
+
+    from calibration.errors import CalibrationError
+    from calibration.profile import default_profile, save_profile
+    from calibration.table_calibration import calibrate_from_sheet
+    from calibration.teach import build_profile
+    from vision.detect import survey_teach_photo
+
+    try:
+        default_profile()
+        return []
+    except CalibrationError:
+        root = Path(__file__).resolve().parents[1]
+        image = cv2.imread(str(root / "fixtures" / "scenes" / "teach_default.jpg"))
+        path = tmp_path_factory.mktemp("profile") / "set.json"
+        save_profile(build_profile([survey_teach_photo(image, calibrate_from_sheet(image), "teach")], "default"),
+                     path)
+        return ["--profile", str(path)]
+
+
+def _loud_wav(path: Path) -> bool:
+    import wave
+
+    import numpy as np
+
+    with wave.open(str(path)) as w:
+        samples = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float64) / 32768.0
+        seconds = w.getnframes() / w.getframerate()
+    return seconds > 0.2 and float(np.sqrt(np.mean(samples**2))) > 0.02
+
+
+def test_the_callers_reveal_is_read_out_from_the_camera_with_the_real_vision(capsys, monkeypatch, tmp_path,
+                                                                             profile_args):
+    """``tableside call easy-slider --reveal`` on a rendered video of the Caller revealing the deal of seed 7
+    (tests/make_live_fixtures.py: the tiles face down, a hand putting the pawns and coins one by one and flipping
+    the first row's tiles one by one, then the rest five, five and nine at a time; the hand resting 3.5 s over
+    the board during a flip), with the real calibration from the sheet and the real detector: every pawn, coin
+    and tile is said in the rules' order, each once the camera has seen it on a still table, never from a frame
+    with a hand in view, each as a spoken WAV; then "Go!"."""
+    from make_live_fixtures import render_reveal, reveal_scenario
+
+    scenario = reveal_scenario()
+    video = render_reveal(scenario)
+    said_dir = tmp_path / "said"
+    done = _call(capsys, monkeypatch, "--players", "1", "--source", str(video), "--reveal", "--deal-only",
+                 "--pace", "0", "--speak-to", str(said_dir), *profile_args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    read_frames: list[int] = []
+    calls: list[tuple[str, int]] = []  # what the Caller said, and the last frame read before it
+    for line in done.stdout.splitlines():
+        if line.startswith("camera: frame ") and ": read " in line:
+            read_frames.append(int(line.split()[2].rstrip(":")))
+        elif line.startswith("caller: "):
+            calls.append((line[len("caller: "):], read_frames[-1] if read_frames else -1))
+    script = scenario.setup.script()  # the deal in the order the rules read it out (not the printed seed's)
+    assert [text for text, _ in calls] == ["Round 1: reveal the board", *script, "Go!"]
+    hands = set(scenario.hand_frames)
+    assert read_frames and not hands & set(read_frames), "a frame with a hand in view was read"
+    assert not any(scenario.rest[0] <= i < scenario.rest[1] for i in read_frames)
+    # each piece is said once the table is still after the step that revealed it (not before it was there)
+    said = iter(calls[1:-1])
+    for step, texts in enumerate(scenario.steps):
+        revealed_at = scenario.stills[step + 1].start
+        for text in texts:
+            got, frame = next(said)
+            assert got == text and frame >= revealed_at, (text, frame, revealed_at)
+    wavs = sorted(said_dir.glob("*.wav"))
+    assert len(wavs) == len(calls) and all(_loud_wav(w) for w in wavs)
+    assert wavs[-1].name.endswith("-go.wav")

@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -427,6 +428,7 @@ class BoardsWatcher:
         self.ended = False
         self._auto_called: set[int] = set()
         self._first = True
+        self.read_frames: list[int] = []  # the frames read (indexes)
 
     @classmethod
     def open(cls, spec: str, calibration: str | None = None, profile: str | None = None,
@@ -477,6 +479,7 @@ class BoardsWatcher:
         if not (still.settled and (still.changed or self._first)):
             return
         self._first = False
+        self.read_frames.append(frame.index)
         try:
             self.latest = self.reader.read_boards(self.reader.detect(frame))
         except (VisionError, RulesError) as err:
@@ -500,12 +503,19 @@ class BoardsWatcher:
     def board_states(self, players: list[str]) -> dict[str, Any]:
         return {p: (self.latest[i].state if i < len(self.latest) else None) for i, p in enumerate(players)}
 
-    def reveal(self, caller: Any) -> None:
-        """Follow the Caller revealing the board on the table, saying each pawn, coin and tile as it appears."""
+    def reveal(self, caller: Any, recheck_s: float = 0.75, max_rechecks: int = 3) -> None:
+        """Follow the Caller revealing the board on the table, saying each pawn, coin and tile as it appears.
+
+        The board is read when the table settles after a change (never while a hand is in view). A piece in
+        place but not read surely is looked at again after ``recheck_s`` seconds of continued stillness (the
+        camera's noise differs from frame to frame), up to ``max_rechecks`` times, rather than waiting for the
+        next change."""
         from tableside.reading import all_pieces
         from vision.grid_games import find_easy_slider_boards
 
         caller.say(f"Round {caller.round_number}: reveal the board")
+        due: float | None = None
+        rechecks = 0
         while True:
             got = self._frame()
             if got is None:
@@ -513,36 +523,87 @@ class BoardsWatcher:
                     raise UserError("the frames ended before the whole board was revealed")
                 continue
             frame, still = got
-            if not (still.settled and (still.changed or self._first)):
+            if still.event == "camera-moved":
+                why = self.reader.relock(frame)
+                self._note("moved: " + ("re-locked" if why is None else why))
+            if still.settled and (still.changed or self._first):
+                rechecks = 0
+            elif still.still and due is not None and frame.time_s >= due:
+                rechecks += 1
+            else:
                 continue
+            due = None
             self._first = False
             self.stillness.accept()
+            self.read_frames.append(frame.index)
             try:
                 boards = find_easy_slider_boards(all_pieces(self.reader.detect(frame)))
             except (VisionError, RulesError) as err:
-                self._note(str(err))
-                continue
+                boards, why = [], str(err)
+            else:
+                why = f"{len(boards)} boards seen: the Caller's board must be the only one in view"
             if len(boards) != 1:
-                self._note(f"{len(boards)} boards seen: the Caller's board must be the only one in view")
-                continue
-            if caller.reveal(*_revealed(boards[0])):
-                return
+                self._note(f"frame {frame.index}: {why}")
+                seen = None
+            else:
+                seen = _revealed(boards[0])
+                self._note(f"frame {frame.index}: read {sum(p is not None for p in seen.pawns)} pawn(s), "
+                           f"{sum(c is not None for c in seen.coins)} coin(s), {len(seen.tiles)} tile face(s)"
+                           + (f"; {seen.unread} piece(s) not read surely" if seen.unread else ""))
+                if caller.reveal(seen.pawns, seen.coins, seen.tiles):
+                    return
+            if (seen is None or seen.unread) and rechecks < max_rechecks:
+                due = frame.time_s + recheck_s
 
 
-def _revealed(layout: Any) -> tuple[list[Any], list[Any], dict[Any, Any]]:
-    """(pawns by row, coins by column, face-up tiles by cell) of a board being revealed."""
+@dataclass(frozen=True)
+class RevealSeen:
+    """What the camera sees of a board being revealed: ``pawns`` by row and ``coins`` by column (None: not there
+    or not read), the face-up ``tiles`` by cell, and how many pieces are in place but ``unread``."""
+
+    pawns: list[Any]
+    coins: list[Any]
+    tiles: dict[Any, Any]
+    unread: int
+
+
+def _revealed(layout: Any) -> RevealSeen:
+    """What is revealed of a board (a :class:`vision.grid_games.EasySliderLayout`) so far."""
     import rules.easy_slider as es
-    from rules.pieces import Tile
+    from rules.pieces import SUITS, Tile
 
+    present_pawns = [p is not None for p in layout.pawns]
+    present_coins = [c is not None for c in layout.coins]
     pawns = [None if p is None or p.uncertain else p.suit for p in layout.pawns]
     coins = [None if c is None or c.uncertain or c.side != "value" else c.rank for c in layout.coins]
+    # The Caller's four pawns are one of each suit and his five coins the ace to the 5 of one suit (Setup 2):
+    # the last one in place, when the others are read, is known by elimination.
+    pawns = _by_elimination(pawns, present_pawns, list(SUITS))
+    coins = _by_elimination(coins, present_coins, [1, 2, 3, 4, 5])
     tiles = {}
+    unread = sum(1 for p, there in zip(pawns, present_pawns, strict=True) if there and p is None)
+    unread += sum(1 for c, there in zip(coins, present_coins, strict=True) if there and c is None)
     for (c, r), fits in layout.cells.items():
         piece = fits[0].piece if len(fits) == 1 else None
         if piece is not None and not piece.uncertain and piece.side == "face" and piece.suit is not None \
                 and piece.rank is not None:
             tiles[es.Cell(r + 1, c + 1)] = Tile(piece.suit, piece.rank)
-    return pawns, coins, tiles
+        elif piece is None or piece.uncertain:
+            unread += 1
+    unread += max(0, 24 - len(layout.cells))  # tiles not seen at all
+    return RevealSeen(pawns, coins, tiles, unread)
+
+
+def _by_elimination(marks: list[Any], present: list[bool], universe: list[Any]) -> list[Any]:
+    """``marks`` with the one piece in place but not read filled in, when every other one of ``universe`` is read
+    (each exactly once)."""
+    known = [m for m in marks if m is not None]
+    missing = [i for i, m in enumerate(marks) if m is None and present[i]]
+    free = [u for u in universe if u not in known]
+    if len(missing) == 1 and len(free) == 1 and len(set(known)) == len(known) == len(universe) - 1:
+        marks = list(marks)
+        marks[missing[0]] = free[0]
+    return marks
 
 
 def _load_calibration(path: str | None, source: Any) -> Any:
