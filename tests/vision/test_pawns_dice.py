@@ -174,6 +174,17 @@ def test_suit_colours_survive_pale_lighting_and_come_from_the_profile():
     assert classify_suit((85, 35, 62), refs).suit is Suit.MOONS
 
 
+def test_a_black_pawn_under_a_tinted_light_is_moons_and_a_dim_blue_one_arms():
+    refs = suit_references(None)
+    # medians seen inside black pawns on rendered Easy Slider frames (warm light on wood): a few levels of cast
+    for seen in ((36, 29, 25), (25.5, 18, 17), (32, 28, 30)):
+        vote = classify_suit(seen, refs)
+        assert vote.suit is Suit.MOONS and not vote.ambiguous, (seen, vote)
+    for seen in ((108, 49, 11), (60, 30, 8)):  # a blue pawn in the same light, and dimmer still
+        vote = classify_suit(seen, refs)
+        assert vote.suit is Suit.ARMS and not vote.ambiguous, (seen, vote)
+
+
 def test_die_faces_learned_in_teach_replace_the_default_drawing():
     """A set whose ace is a big suit symbol (here a ring): teach's crop of it is what reads it; the numerals
     it did not see keep the default drawing."""
