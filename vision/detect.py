@@ -357,9 +357,15 @@ class Detector:
         angle = shapes.sides[0].angle_deg if shapes.sides else 0.0
         faint = [_Pose(c, angle) for c in self._lift(shapes.ink_marks[:, :2], height)]
         faint += [pose for pose, fit in fitted if not _outline_usable(fit.support)]
-        faint = [pose for pose in faint if not self._near_marker(pose.centre)
-                 and all(np.hypot(*(pose.centre - c)) >= 0.6 * TILE_MM for c in found)]
-        faint = [faint[i] for i in _apart([p.centre for p in faint], 0.6 * TILE_MM)][:_FAINT_SEEDS]
+        if faint and found:
+            at = np.array([pose.centre for pose in faint])
+            free = np.min(np.sum((at[:, None] - np.array(found)[None]) ** 2, axis=2), axis=1) >= (0.6 * TILE_MM) ** 2
+            faint = [pose for pose, ok in zip(faint, free, strict=True) if ok]
+        faint = [pose for pose in faint if not self._near_marker(pose.centre)]
+        # a grid whose tiles show clear outlines leaves few tiles without one: fewer seeds are read then
+        clear = sum(min(f.support) >= 0.5 for f in findings if f.reading.status == "ok")
+        seeds = _FAINT_SEEDS if clear < 6 else _FAINT_SEEDS // 3
+        faint = [faint[i] for i in _apart([p.centre for p in faint], 0.6 * TILE_MM)][:seeds]
         findings += self._read_poses(image, faint, [(0.0, 0.0, 0.0, 0.0)] * len(faint), [True] * len(faint))
         proposed: list[np.ndarray] = []
         for _round in range(10):  # lattice completion: grids grow from the tiles found into faint-edged ones
