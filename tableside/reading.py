@@ -448,7 +448,8 @@ def read_state(seen: Detection | Iterable[DetectedPiece], game: str, room: str |
 
     ``options``: ``players`` (Slides of Action: 2, 3 or suits), ``goal`` (Plans of Action: one/all),
     ``arrangement`` (the die's, for the Funhouse rooms), ``grid`` (Whack-a-Dummy: the maze's 24 values,
-    reading order, since face-down coins hide theirs), ``small_height_mm``/``variant`` (Martian Shuffleboard).
+    reading order, since face-down coins hide theirs), ``die_coin`` (Whack-a-Dummy: ``up``/``down``, the side of
+    the coin under the die, which a photo cannot show), ``small_height_mm``/``variant`` (Martian Shuffleboard).
     """
     pieces = all_pieces(seen)
     key = game.strip().lower()
@@ -613,6 +614,9 @@ def _check_packed(grid: list[list[Tile | None]]) -> None:
     count = sum(1 for row in grid for t in row if t is not None)
     if count in (0, 24):
         return
+    if count % 3:  # families of three leave the board: 24, 21, 18... tiles
+        raise NotReadable(f"{count} Slide Jam tiles are seen, but families of three leave 24, 21, 18... on the board: "
+                          "a tile is probably hidden or was not seen")
     rows, cols = len(grid), len(grid[0])
     filled = [[t is not None for t in row] for row in grid]
     r0 = min(r for r in range(rows) if any(filled[r]))
@@ -677,13 +681,16 @@ def _read_mirror(pieces: list[DetectedPiece], **_: Any) -> Reading:
 
 def _catwalk_order(cells: dict[tuple[int, int], Tile]) -> tuple[list[Tile], list[tuple[int, int]]]:
     """The laying order of a catwalk seen on the table: a path through every tile that the laying rules
-    produce, found by depth-first search from each end (dead ends' die rolls are free choices)."""
+    produce, found by depth-first search from each end (dead ends' die rolls are free choices). Where the rules
+    allow two orders (seen on rendered frames: a loop the track can run either way round), the photo cannot
+    tell which the player laid: NotReadable, never a guess."""
     from rules.epic_funhouse.catwalk import Track
 
     def neighbours(cell: tuple[int, int]) -> list[tuple[int, int]]:
         x, y = cell
         return [n for n in ((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y)) if n in cells]
 
+    found: list[list[tuple[int, int]]] = []
     starts = sorted(cells, key=lambda c: (len(neighbours(c)), c))
     for start in starts:
         track = Track().add(cells[start])
@@ -693,7 +700,13 @@ def _catwalk_order(cells: dict[tuple[int, int], Tile]) -> tuple[list[Tile], list
             limit -= 1
             track, path = stack.pop()
             if len(path) == len(cells):
-                return [cells[c] for c in path], path
+                if path not in found:
+                    found.append(path)
+                if len(found) > 1:
+                    a, b = (", ".join(str(cells[c]) for c in p[:3]) for p in found)
+                    raise NotReadable(f"the catwalk could have been laid in more than one order by the laying rules "
+                                      f"({a}... or {b}...): the photo cannot tell which")
+                continue
             placed = set(path)
             x0, y0 = path[0]
             for nxt in neighbours(path[-1]) + [c for c in cells if c not in placed and c not in neighbours(path[-1])]:
@@ -709,7 +722,10 @@ def _catwalk_order(cells: dict[tuple[int, int], Tile]) -> tuple[list[Tile], list
                     if new.cells[-1] == (nxt[0] - x0, nxt[1] - y0):
                         stack.append((new, path + [nxt]))
                         break
+    if found:
+        return [cells[c] for c in found[0]], found[0]
     raise NotReadable("the tiles do not form a catwalk that the laying rules could have made")
+
 
 
 def _read_catwalk(pieces: list[DetectedPiece], **_: Any) -> Reading:
@@ -816,7 +832,7 @@ def _parse_grid(text: Any) -> list[int]:
                           "n23a/45n2/...)") from None
 
 
-def _read_whack(pieces: list[DetectedPiece], grid: Any = None, **_: Any) -> Reading:
+def _read_whack(pieces: list[DetectedPiece], grid: Any = None, die_coin: str | None = None, **_: Any) -> Reading:
     from rules.epic_funhouse import whack_a_dummy as wad
     from rules.epic_funhouse.roll_out_the_barrels import cell_name
 
@@ -831,23 +847,31 @@ def _read_whack(pieces: list[DetectedPiece], grid: Any = None, **_: Any) -> Read
     cell, _die = _die_on(layout)
     up: list[int] = []
     seen_values: dict[int, int] = {}
+    if die_coin not in (None, "up", "down"):
+        raise NotReadable(f"the coin under the die is up or down, not {die_coin!r}")
     for (c, r), fits in layout.cells.items():
         p = fits[0].piece
         i = r * 4 + c
+        if i == cell:  # under the die: the player says which side it is (below)
+            continue
         if p.uncertain or p.side is None:
             raise NotReadable(f"the dummy on {cell_name(i)} cannot be read: {_why(p)}")
         if p.side == "value":
             up.append(i)
             if p.rank is not None:
                 seen_values[i] = p.rank
-    missing = [i for i in range(24) if (i % 4, i // 4) not in layout.cells]
-    if missing:
-        where = cell_name(missing[0])
-        raise NotReadable(f"the dummy on {where} is not seen"
-                          + (" (under the die: which side is up cannot be seen)" if missing[0] == cell else ""))
     if grid is None:
         raise NotReadable("face-down coins hide their values: give the maze's 24 values with --grid "
                           "(reading order, from Roll Out the Barrels)")
+    if cell is not None:
+        # the die covers its coin's face (a rim at most shows): which side is up is never guessed from a photo
+        if die_coin is None:
+            raise NotReadable(f"the dummy under the die on {cell_name(cell)} cannot be seen: say which side is up "
+                              "with --die-coin up|down")
+        up = [i for i in up if i != cell] + ([cell] if die_coin == "up" else [])
+    missing = [i for i in range(24) if (i % 4, i // 4) not in layout.cells and i != cell]
+    if missing:
+        raise NotReadable(f"the dummy on {cell_name(missing[0])} is not seen")
     values = _parse_grid(grid)
     for i, v in seen_values.items():
         if values[i] != v:

@@ -553,8 +553,12 @@ def find_tile_grid(pieces: Sequence[Any], cols: int = 4, rows: int = 6) -> TileG
     tiles = _of(pieces, Kind.TILE)
     if not tiles:
         return None
-    group = _groups(tiles, BOARD_LINK_MM)[0]
+    groups = _groups(tiles, BOARD_LINK_MM)
+    group = groups[0]
     fit = fit_tile_grid(_sure(group))
+    group = _with_broken_off_parts(group, groups[1:], fit.lattice, cols, rows)
+    if len(group) > len(groups[0]):
+        fit = fit_tile_grid(_sure(group))
     faces = faces_up_deg(group)
     found = _oriented_window(fit, cols, rows, faces)
     if found is None:
@@ -571,6 +575,25 @@ def find_tile_grid(pieces: Sequence[Any], cols: int = 4, rows: int = 6) -> TileG
             outside.append(c)
     between = [(c, _touching_cells(lattice, c.piece)) for c in fit.off_grid]
     return TileGridLayout(lattice, cells, between, outside, list(fit.problems), ambiguous)
+
+
+def _with_broken_off_parts(group: list[Any], others: Sequence[list[Any]], lattice: Lattice, cols: int,
+                           rows: int) -> list[Any]:
+    """``group`` joined by the other tile groups lying on its lattice within one ``cols`` x ``rows`` window: a
+    Slide Jam board can break into pieces with empty rows or columns between them (the rules allow it), and
+    they are one board. A group off the lattice (more than 0.3 pitch from cell centres) or beyond the window
+    (the stacks of removed families beside the board, another game) stays out."""
+    merged = list(group)
+    for other in others:
+        candidate = merged + list(other)
+        xy = positions(_sure(candidate))
+        coords = lattice.coords(xy)
+        off = np.abs(coords - np.rint(coords)).max() if len(coords) else 1.0
+        span = sorted((np.rint(coords).max(axis=0) - np.rint(coords).min(axis=0) + 1).astype(int).tolist())
+        fits = span[0] <= min(cols, rows) and span[1] <= max(cols, rows)
+        if off <= 0.3 and fits and any(_kind(p) is Kind.TILE and not getattr(p, "uncertain", False) for p in other):
+            merged = candidate
+    return merged
 
 
 # ------------------------------------------------------------------------------------------------ Magic Mirror

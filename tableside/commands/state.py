@@ -26,8 +26,8 @@ Notation, or the reason it cannot be read.
   tableside state photo.jpg --game easy-slider
   tableside state photo.jpg --game plans-of-action --json
   tableside state photo.jpg --game epic-funhouse --room roll-out-the-barrels
-  tableside state photo.jpg --game epic-funhouse --room whack-a-dummy --grid n23a45n2...   (the maze's values:
-                                                       face-down coins hide theirs)
+  tableside state photo.jpg --game epic-funhouse --room whack-a-dummy --grid n23a45n2... --die-coin down
+                                   (the maze's values: face-down coins hide theirs; the die hides its coin's side)
   tableside state --source picamera --game slides-of-action --players 3
 
 Games: easy-slider, slides-of-action, plans-of-action, martian-shuffleboard, epic-funhouse (--room slide-jam,
@@ -51,6 +51,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--one-diagonal", action="store_true", help="Slides of Action: the one-diagonal variant")
     g.add_argument("--goal", choices=("one", "all"), default="one", help="Plans of Action: one suit or all four")
     g.add_argument("--grid", help="Whack-a-Dummy: the maze's 24 coin values in reading order (e.g. n23a/45n2/...)")
+    g.add_argument("--die-coin", choices=("up", "down"), help="Whack-a-Dummy: the side of the coin under the die "
+                   "(up = face up), which a photo cannot show")
     g.add_argument("--arrangement", default="counter", help="the die's face arrangement (counter or "
                    "opposites_sum_to_5)")
     g.add_argument("--small-height-mm", type=float, help="Martian Shuffleboard: the Small height (default 25.4)")
@@ -65,6 +67,7 @@ def game_options(args: argparse.Namespace) -> dict[str, Any]:
         players = int(players) if players.strip().isdigit() else [s.strip() for s in players.split(",")]
     return {"players": players, "one_diagonal": getattr(args, "one_diagonal", False),
             "goal": getattr(args, "goal", "one"), "grid": getattr(args, "grid", None),
+            "die_coin": getattr(args, "die_coin", None),
             "arrangement": getattr(args, "arrangement", "counter"),
             "small_height_mm": getattr(args, "small_height_mm", None), "variant": getattr(args, "variant", None)}
 
