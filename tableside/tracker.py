@@ -18,9 +18,13 @@ Uncertain readings (:attr:`Reading.uncertain`: cells the vision could not read s
 rules and the previous position: the candidates are the previous position and every position reachable from
 it by at most ``max_moves`` legal moves; those that agree with every *surely read* cell are kept. One distinct
 candidate -> it is the position (a piece whose rank is unclear but did not move is what it was; an unclear
-tile that just slid into the hole is the one that was next to it). Several -> ``ambiguous`` (tableside asks
-instead of guessing). None -> ``unreadable``: with unsure cells in the reading tableside never calls a move
-illegal, it asks the player to check the board.
+tile that just slid into the hole is the one that was next to it), unless its moves change two or more unsure
+cells (they could as well have been picked up and swapped: ``unreadable``). Several -> ``ambiguous``
+(tableside asks instead of guessing). None -> ``unreadable``: with unsure cells in the reading tableside never
+calls a move illegal, it asks the player to check the board. Before that, a game may *complete* the reading
+when the sure cells force the unsure ones whatever happened (Easy Slider: pawns and coins never move; one
+unsure cell holds the one tile, or the hole, that the 24 sure cells lack): it is then judged like a sure
+reading, illegal moves included.
 
 The games (:func:`game_rules`): a :class:`GameRules` per game gives the tracker the rules module's
 ``explain``, how to apply and parse moves, how to write a position as JSON for the journal (``encode`` /
@@ -36,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules import GAMES, ROOMS
-from rules.base import Explanation, RulesError
+from rules.base import Explanation, LayoutError, RulesError
 
 __all__ = [
     "Reading",
@@ -112,7 +116,8 @@ class GameRules:
     ``explain(before, after) -> Explanation``; ``encode(state) -> JSON`` and ``decode(JSON) -> state`` (the
     journal's set-up, for resuming); ``parse_move(text)``; ``cells(state) -> {key: value}`` (None when the game
     has no cell grid: uncertain readings of it are not resolved, tableside abstains); ``max_moves``: how many
-    moves the resolution of an uncertain reading looks ahead.
+    moves the resolution of an uncertain reading looks ahead. ``complete(previous, known, uncertain)``: the
+    position seen when what is sure forces the unsure cells whatever the moves were (None when it does not).
     """
 
     name: str
@@ -123,6 +128,7 @@ class GameRules:
     parse_move: Callable[[str], Any]
     cells: Callable[[Any], Mapping[Any, Any]] | None = None
     max_moves: int = 2
+    complete: Callable[[Any, Mapping[Any, Any], frozenset], Any] | None = None
 
     def apply(self, state: Any, move: Any) -> Any:
         return state.apply(move)
@@ -152,8 +158,29 @@ def _easy_slider() -> GameRules:
         out.update({("coin", j + 1): rank for j, rank in enumerate(state.coins)})
         return out
 
+    def complete(previous: es.State, known: Mapping[Any, Any], uncertain: frozenset) -> es.State | None:
+        # No move changes the pawns and coins: unsure ones are what they were. Every tile is unique and there
+        # is one hole: one unsure cell holds whatever the 24 sure cells do not (a tile, or the hole).
+        pawns = [known.get(("pawn", i + 1), suit) for i, suit in enumerate(previous.pawns)]
+        coins = [known.get(("coin", j + 1), rank) for j, rank in enumerate(previous.coins)]
+        unsure = [cell for cell in es.CELLS if cell not in known]
+        if len(unsure) > 1:
+            return None
+        board = [known.get(cell) for cell in es.CELLS]
+        if unsure:
+            tiles = [t for t in board if t is not None]
+            left = [t for t in previous.board if t is not None and t not in tiles]
+            holes = sum(1 for cell in es.CELLS if cell in known and known[cell] is None)
+            if len(set(tiles)) != len(tiles) or (len(left), holes) not in ((1, 1), (0, 0)):
+                return None
+            board[unsure[0].index] = left[0] if left else None
+        try:
+            return es.State.from_layout(board, pawns, coins)
+        except (LayoutError, RulesError):
+            return None
+
     return GameRules("easy-slider", es, es.explain, lambda s: s.to_dict(), es.State.from_dict, es.Move.parse,
-                     cells, max_moves=2)
+                     cells, max_moves=2, complete=complete)
 
 
 def _slides_of_action() -> GameRules:
@@ -376,11 +403,22 @@ class GameTracker:
         unsure = ", ".join(sorted(_cell_text(c) for c in reading.uncertain)) or "some pieces"
         if known is None:
             return Verdict("unreadable", self.state, reason=reading.reason or f"cannot read {unsure} surely")
+        if self.rules.complete is not None:
+            seen = self.rules.complete(self.state, known, frozenset(reading.uncertain))
+            if seen is not None:  # the sure cells force the unsure ones: judged like a sure reading
+                return self._judge(seen, resolved=frozenset(reading.uncertain))
         found = self.candidates(known)
         if len(found) == 1:
-            path, _ = found[0]
+            path, state = found[0]
             if not path:
                 return self._judge(self.state, resolved=frozenset(reading.uncertain))
+            # Legal moves are the likeliest story, but when they change two or more unsure cells, the pieces
+            # there could as well have been picked up and swapped (an illegal move): nothing sure tells.
+            before, after = self.rules.cells(self.state), self.rules.cells(state)
+            moved = [k for k in reading.uncertain if before.get(k) != after.get(k)]
+            if len(moved) > 1:
+                return Verdict("unreadable", self.state,
+                               reason=f"cannot read {unsure} surely, and pieces there may have moved")
             return self._play(path, resolved=frozenset(reading.uncertain))
         if not found:
             return Verdict("unreadable", self.state,

@@ -98,8 +98,31 @@ def test_several_legal_positions_fit_an_unsure_reading_so_it_asks():
 def test_unsure_reading_that_no_legal_move_fits_is_never_called_illegal():
     tracker = _tracker()
     bad = _swapped(START, es.Cell(1, 1), es.Cell(1, 2))
-    verdict = tracker.observe(Reading(bad, uncertain=frozenset({es.Cell(3, 3)})))
+    verdict = tracker.observe(Reading(bad, uncertain=frozenset({es.Cell(3, 3), es.Cell(4, 4)})))
     assert verdict.kind == "unreadable" and "no legal move fits" in verdict.reason
+
+
+def test_one_unsure_tile_is_known_by_elimination_and_unsure_pawns_and_coins_never_move():
+    # a tile picked up over its neighbour into the hole (the demo's illegal move): the tile put down is not read
+    # surely, nor are the pawns and coins; every other cell is, so the reading is complete and judged illegal
+    rules = game_rules("easy-slider")
+    tracker = _tracker()
+    hole = START.hole
+    frm = es.Cell(hole.row, hole.col - 2) if hole.col > 2 else es.Cell(hole.row - 2, hole.col)
+    picked = _swapped(START, frm, hole)
+    unsure = frozenset({hole, ("pawn", 1), ("coin", 3)})
+    known = {k: v for k, v in rules.cells(picked).items() if k not in unsure}
+    verdict = tracker.observe(Reading(None, uncertain=unsure, cells=known))
+    assert verdict.kind == "illegal" and "picked up" in verdict.reason and tracker.state == START
+    # two unsure cells that a legal sequence would change: it could as well be a swap, so it is not guessed
+    two = START.apply(START.legal_moves()[0])
+    two = two.apply(next(m for m in two.legal_moves() if m.to_cell != START.hole))
+    changed = [c for c in es.CELLS if two.board[c.index] != START.board[c.index]]
+    gone = frozenset(c for c in changed if two.board[c.index] is not None)
+    assert len(gone) == 2
+    known = {k: v for k, v in rules.cells(two).items() if k not in gone}
+    verdict = tracker.observe(Reading(None, uncertain=gone, cells=known))
+    assert verdict.kind == "unreadable" and "may have moved" in verdict.reason and tracker.state == START
 
 
 def test_slides_of_action_slide_back_is_illegal_and_turns_come_from_the_rules():

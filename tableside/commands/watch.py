@@ -361,7 +361,9 @@ def _board_reading(verdict: Any) -> Reading:
     reason = None
     for c in verdict.cells:
         cell = es.Cell(c.row, c.col)
-        if c.status == "unknown":
+        # A Done check cannot judge a cell whose pawn or coin is not read, but the tile on it may well be read
+        # surely: for following the game, what is ON the cell is what counts.
+        if c.status == "unknown" and c.found is None:
             uncertain.add(cell)
             reason = reason or f"{cell.name}: {c.reason}"
         else:
