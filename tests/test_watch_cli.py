@@ -163,6 +163,33 @@ def test_demo_watches_the_fixture_video_live(capsys, tmp_path, profile, monkeypa
     cap.release()
 
 
+def test_demo_watches_the_easy_slider_round_live(capsys, tmp_path, profile, monkeypatch):
+    """The demo's Easy Slider video with the real vision: the Caller's deal of seed 7, two slides, a tile picked
+    up over its neighbour into the hole (said illegal, with the rules' reason), put back, one more slide: the
+    three moves recorded as played, nothing else."""
+    import shutil
+
+    from make_live_fixtures import EASY_SLIDER_VIDEO
+
+    from tableside.commands import demo
+
+    videos = tmp_path / "videos"
+    videos.mkdir()
+    for suffix in (".mp4", ".json"):
+        shutil.copy(EASY_SLIDER_VIDEO.with_suffix(suffix), videos / EASY_SLIDER_VIDEO.with_suffix(suffix).name)
+    monkeypatch.setattr(demo, "has_sound_device", lambda: False)
+    out_dir = tmp_path / "demo"
+    code, out, err = run_cli(capsys, "demo", "--videos", str(videos), "--out", str(out_dir), "--speech", "text",
+                             *profile)
+    assert code == 0, out + err
+    truth = load_truth(EASY_SLIDER_VIDEO.with_suffix(".json"))
+    assert "3 move(s) recorded; the video's true moves: 3; all recorded as played" in out
+    recorded = Journal.load(out_dir / "easy_slider.jsonl").moves
+    assert recorded == [m for m in truth["moves"] if not m.startswith("illegal")]
+    assert out.count("] say: Illegal move: a tile was picked up: ") == 1, out
+    assert out.count("] restored: ") == 1
+
+
 def test_a_camera_with_red_and_blue_swapped_is_noticed_on_the_callers_pawns_and_fixed(tmp_path):
     """The Pi camera's colour order is checked once against pieces of known colour: the Caller's pawns (the
     deal's seed says which suit stands beside which row). A camera that swaps red and blue
