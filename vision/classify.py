@@ -49,6 +49,7 @@ __all__ = ["Reading", "TileReader", "CoinReader"]
 _CELLS = 5  # tiles: occlusion cells per side
 _COVERED_SHARE = 0.6  # at most this share of cells may be covered for a "partly hidden" piece
 _SIDE_MARGIN = 0.2  # coins: how far the best label of the other side must trail for the side to be sure
+_SEARCH_FURTHER = 0.35  # tiles: a window pulled by the shared layout must correlate this much to search on
 _RIM_RINGS = 3  # coins: the outer rings of the polar features (from 6.6 mm out: the printed rim)
 _FIRST_LOOK = 0.35  # coins: correlation with the best face, unaligned, for a candidate to be read at all
 _BLANK_SUIT_MARGIN = 0.25  # how clearly a blank coin's rim must match one suit's for the suit to be given
@@ -348,6 +349,11 @@ class TileReader:
             if fit > best_fit:
                 best_fit, shift = fit, (dx, dy)
         _, per_label2, turn2 = window(*shift)
+        if max(per_label.max(), per_label2.max()) < _SEARCH_FURTHER:
+            # nothing near a face even with the layout's window (the last tile here was below 0.4 on the
+            # benchmark's boards): not worth each label's own search
+            where = shift if per_label2.max() > per_label.max() else (0, 0)
+            return self._judge(windows[where][0], windows[where][1], windows[where][2], None), where
         likely = np.argsort(-np.maximum(per_label, per_label2))[:candidates]
         aligned: set[int] = set()
 
