@@ -216,7 +216,7 @@ class Detector:
         tiles, unread = self._read_tiles(image, shapes) if wanted & {"tile", "coin"} else ([], [])
         start = _tick(timings, "tiles", start)
         # clear outlines not read as tiles may be tiles under coins (Plans of Action): coins on them are raised
-        outlined = [self._tile_piece(f.pose, Reading("unclear", reason="unread")) for f in unread]
+        outlined = self._tile_pieces([f.pose for f in unread], [Reading("unclear", reason="unread")] * len(unread))
         coins = self._read_coins(image, shapes, tiles + outlined) if "coin" in wanted else []
         start = _tick(timings, "coins", start)
         if coins:
@@ -381,7 +381,7 @@ class Detector:
                                          [not _outline_usable(fit.support) for _, fit in refits])
         best = _best_tiles(findings)
         best = self._snap_half_off(image, best)
-        pieces = [self._tile_piece(f.pose, f.reading) for f in best]
+        pieces = self._tile_pieces([f.pose for f in best], [f.reading for f in best])
         outlines = sorted((f for f in findings if f.reading.status == "none" and min(f.support) >= 0.5
                            and not self._near_marker(f.pose.centre)), key=lambda f: -sum(f.support))
         kept = _apart([f.pose.centre for f in [*best, *outlines]], 0.8 * TILE_MM, first=len(best))
@@ -444,10 +444,24 @@ class Detector:
                 "give the profile of this set (--profile set.json) or teach it with `tableside teach`"
             )
 
-    def _tile_piece(self, pose: _Pose, reading: Reading) -> DetectedPiece:
+    def _tile_pieces(self, poses: list[_Pose], readings: list[Reading]) -> list[DetectedPiece]:
+        """:meth:`_tile_piece` of many tiles, their outlines projected at once."""
+        if not poses:
+            return []
+        from vision.crops import crop_corners_mm
+
+        centres = np.array([p.centre for p in poses])
+        angles = np.array([p.angle_deg + r.angle_deg for p, r in zip(poses, readings, strict=True)])
+        corners = crop_corners_mm(centres, angles, TILE_MM)
+        outlines = self.calibration.table_to_pixel(corners.reshape(-1, 2), self.profile.tile_thickness_mm)
+        return [self._tile_piece(p, r, o) for p, r, o in zip(poses, readings, outlines.reshape(-1, 4, 2),
+                                                               strict=True)]
+
+    def _tile_piece(self, pose: _Pose, reading: Reading, outline: np.ndarray | None = None) -> DetectedPiece:
         uncertain = reading.status != "ok"
         angle = pose.angle_deg + reading.angle_deg
-        outline = self._outline_px(pose.centre, angle, TILE_MM, self.profile.tile_thickness_mm)
+        if outline is None:
+            outline = self._outline_px(pose.centre, angle, TILE_MM, self.profile.tile_thickness_mm)
         return DetectedPiece(
             Kind.TILE,
             float(pose.centre[0]),
