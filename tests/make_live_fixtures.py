@@ -1,13 +1,16 @@
 """Games played in front of the renderer's camera, for the live loop: scenarios, truth readers, fixture videos.
 
-Run ``.venv/bin/python tests/make_live_fixtures.py [easy-slider] [shuffleboard] [tests]`` to regenerate the
-committed fixture videos in ``fixtures/video/``:
+Run ``.venv/bin/python tests/make_live_fixtures.py [easy-slider] [shuffleboard] [reveal] [tests]`` to
+regenerate the committed fixture videos in ``fixtures/video/``:
 
 * ``easy_slider_live.mp4`` (+ ``.json`` truth): an Easy Slider board (the Caller's deal of seed 7), two slides
   by a hand, a tile picked up over its neighbour into the hole (illegal) and put back, one more slide; steady
   light, 4 fps with 1.5 s of stillness after each move (what a camera over a still table sees), 820x616;
 * ``shuffleboard_live.mp4`` (+ ``.json``): Martian Shuffleboard, red and blue: red places the Large, blue
   flicks the Small next to it, red flicks the Medium and pushes the blue Small away;
+* ``easy_slider_reveal.mp4`` (+ ``.json``): the Caller revealing the deal of seed 7 (:func:`reveal_scenario`:
+  pawns and coins put down one by one, the tiles flipped one by one along the first row, then five, five and
+  nine at a time; a hand resting 3.5 s over the board), 820x616, 2 s still after each step;
 * ``live_test_game.mp4`` and ``live_test_hand_bump.mp4`` (320x240, draft): the tests' games (three legal
   slides, an illegal one put back, one more; a hand resting over the board, a bumped camera, black frames).
 
@@ -58,6 +61,7 @@ VIDEO = ROOT / "fixtures" / "video"
 
 #: The committed live fixtures.
 EASY_SLIDER_VIDEO = VIDEO / "easy_slider_live.mp4"
+REVEAL_VIDEO = VIDEO / "easy_slider_reveal.mp4"
 SHUFFLEBOARD_VIDEO = VIDEO / "shuffleboard_live.mp4"
 
 #: Where the Easy Slider board lies (the renderer's A3 layout) and its cell pitch.
@@ -394,17 +398,6 @@ class RevealScenario:
     def hand_frames(self) -> list[int]:
         return [i for i, scene in enumerate(self.frames) if scene.hands]
 
-    def key(self) -> str:
-        """What defines the rendered video (for the render cache)."""
-        import hashlib
-
-        import tablescene
-
-        digest = hashlib.sha1(repr((self.frames, self.fps, self.camera)).encode())
-        for path in sorted(Path(tablescene.__file__).parent.glob("*.py")):
-            digest.update(path.read_bytes())
-        return digest.hexdigest()[:16]
-
 
 def reveal_scenario(seed: int = 7, flips: Sequence[int] = (1, 1, 1, 1, 1, 5, 5, 9), fps: float = 4.0,
                     still_s: float = 2.0, rest_s: float = 3.5, rest_at: int = 2,
@@ -469,25 +462,18 @@ def reveal_camera(resolution: tuple[int, int] = (820, 616)) -> CameraSpec:
     return easy_camera(resolution, distance_mm=540.0)
 
 
-#: Rendered videos of tests are kept here (as the vision tests' frames), keyed by what defines them.
-RENDER_CACHE = Path(__import__("os").environ.get("TABLESIDE_RENDER_CACHE", "/tmp/vision-cache"))
-
-
-def render_reveal(scenario: RevealScenario, path: str | Path | None = None, quality: str = "normal",
-                  seed: int = 500, noise: float = 2.0) -> Path:
-    """The reveal as a video (``path``; default: in :data:`RENDER_CACHE`, rendered once). Each distinct scene
-    is rendered once; a frame repeating the previous frame's scene gets fresh sensor noise (Gaussian,
-    ``noise`` grey levels) on that render, as a camera over a still table would give."""
+def render_reveal(scenario: RevealScenario, path: str | Path, quality: str = "normal", seed: int = 500,
+                  noise: float = 2.0) -> Path:
+    """The reveal as a video at ``path``, with its truth beside it (.json: the seed, the steps and what each
+    says, the still periods, the frames with a hand in view, the hand's rest). Each distinct scene is rendered
+    once; a frame repeating the previous frame's scene gets fresh sensor noise (Gaussian, ``noise`` grey
+    levels) on that render, as a camera over a still table would give."""
     import os
 
     from tablescene import render
     from tablescene.video import write_video
 
-    if path is None:
-        path = RENDER_CACHE / f"reveal-{scenario.key()}.mp4"
     path = Path(path)
-    if path.exists():
-        return path
     cam = scenario.camera
     rng = np.random.default_rng(seed)
     images: list[np.ndarray] = []
@@ -503,6 +489,12 @@ def render_reveal(scenario: RevealScenario, path: str | Path | None = None, qual
     temporary = path.with_name(f".{path.stem}.{os.getpid()}{path.suffix}")
     write_video(temporary, images, scenario.fps)
     os.replace(temporary, path)
+    doc = {"video": path.name, "game": "easy-slider", "seed": scenario.setup.seed, "fps": scenario.fps,
+           "image_size": list(cam.resolution), "steps": [list(step) for step in scenario.steps],
+           "stills": [{"start": st.start, "stop": st.stop} for st in scenario.stills],
+           "hand_frames": scenario.hand_frames, "rest": list(scenario.rest), "frames": len(scenario.frames)}
+    path.with_suffix(".json").write_text(json.dumps(doc, separators=(",", ":")) + "\n")
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB, {len(images)} frames)")
     return path
 
 
@@ -712,12 +704,18 @@ def make_shuffleboard() -> None:
     _write_fixture(shuffleboard_scenario(**DEMO_TIMING), SHUFFLEBOARD_VIDEO)
 
 
+def make_reveal() -> None:
+    VIDEO.mkdir(parents=True, exist_ok=True)
+    render_reveal(reveal_scenario(), REVEAL_VIDEO)
+
+
 def main(argv: list[str]) -> int:
-    parts = argv or ["easy-slider", "shuffleboard", "tests"]
-    makers = {"easy-slider": make_easy_slider, "shuffleboard": make_shuffleboard, "tests": make_tests}
+    parts = argv or ["easy-slider", "shuffleboard", "reveal", "tests"]
+    makers = {"easy-slider": make_easy_slider, "shuffleboard": make_shuffleboard, "reveal": make_reveal,
+              "tests": make_tests}
     for part in parts:
         if part not in makers:
-            print(f"unknown part {part!r}: use easy-slider, shuffleboard or tests", file=sys.stderr)
+            print(f"unknown part {part!r}: use easy-slider, shuffleboard, reveal or tests", file=sys.stderr)
             return 2
         makers[part]()
     return 0

@@ -294,18 +294,17 @@ def _loud_wav(path: Path) -> bool:
 
 def test_the_callers_reveal_is_read_out_from_the_camera_with_the_real_vision(capsys, monkeypatch, tmp_path,
                                                                              profile_args):
-    """``tableside call easy-slider --reveal`` on a rendered video of the Caller revealing the deal of seed 7
-    (tests/make_live_fixtures.py: the tiles face down, a hand putting the pawns and coins one by one and flipping
-    the first row's tiles one by one, then the rest five, five and nine at a time; the hand resting 3.5 s over
-    the board during a flip), with the real calibration from the sheet and the real detector: every pawn, coin
-    and tile is said in the rules' order, each once the camera has seen it on a still table, never from a frame
-    with a hand in view, each as a spoken WAV; then "Go!"."""
-    from make_live_fixtures import render_reveal, reveal_scenario
+    """``tableside call easy-slider --reveal`` on the rendered video of the Caller revealing the deal of seed 7
+    (fixtures/video/easy_slider_reveal.mp4, tests/make_live_fixtures.py: the tiles face down, a hand putting the
+    pawns and coins one by one and flipping the first row's tiles one by one, then the rest five, five and nine
+    at a time; the hand resting 3.5 s over the board during a flip), with the real calibration from the sheet
+    and the real detector: every pawn, coin and tile is said in the rules' order, each once the camera has seen
+    it on a still table, never from a frame with a hand in view, each as a spoken WAV; then "Go!"."""
+    from make_live_fixtures import REVEAL_VIDEO
 
-    scenario = reveal_scenario()
-    video = render_reveal(scenario)
+    doc = json.loads(REVEAL_VIDEO.with_suffix(".json").read_text())
     said_dir = tmp_path / "said"
-    done = _call(capsys, monkeypatch, "--players", "1", "--source", str(video), "--reveal", "--deal-only",
+    done = _call(capsys, monkeypatch, "--players", "1", "--source", str(REVEAL_VIDEO), "--reveal", "--deal-only",
                  "--pace", "0", "--speak-to", str(said_dir), *profile_args)
     assert done.returncode == 0, done.stdout + done.stderr
     read_frames: list[int] = []
@@ -315,15 +314,16 @@ def test_the_callers_reveal_is_read_out_from_the_camera_with_the_real_vision(cap
             read_frames.append(int(line.split()[2].rstrip(":")))
         elif line.startswith("caller: "):
             calls.append((line[len("caller: "):], read_frames[-1] if read_frames else -1))
-    script = scenario.setup.script()  # the deal in the order the rules read it out (not the printed seed's)
+    script = es.Setup.from_seed(doc["seed"]).script()  # the deal on the table, in the rules' order
     assert [text for text, _ in calls] == ["Round 1: reveal the board", *script, "Go!"]
-    hands = set(scenario.hand_frames)
+    assert [t for step in doc["steps"] for t in step] == script
+    hands = set(doc["hand_frames"])
     assert read_frames and not hands & set(read_frames), "a frame with a hand in view was read"
-    assert not any(scenario.rest[0] <= i < scenario.rest[1] for i in read_frames)
+    assert not any(doc["rest"][0] <= i < doc["rest"][1] for i in read_frames)
     # each piece is said once the table is still after the step that revealed it (not before it was there)
     said = iter(calls[1:-1])
-    for step, texts in enumerate(scenario.steps):
-        revealed_at = scenario.stills[step + 1].start
+    for step, texts in enumerate(doc["steps"]):
+        revealed_at = doc["stills"][step + 1]["start"]
         for text in texts:
             got, frame = next(said)
             assert got == text and frame >= revealed_at, (text, frame, revealed_at)
