@@ -110,8 +110,18 @@ class Shapes:
     responses: list[tuple[np.ndarray, np.ndarray]]  # per direction: the matched filter's total and weakest side
     tile_candidates: np.ndarray  # (n, 4): x, y (view px), angle (degrees mod 90), matched-filter total
     coin_peaks: np.ndarray  # (n, 3) coin-centre vote peaks: x, y (view px), votes
-    ink_marks: np.ndarray  # (n, 3) middles of ink marks of a tile's rank's size: x, y (view px), strength
     timings_ms: dict[str, float]
+    noise: float = 0.0  # the view's edge noise (what ink marks must stand out of)
+    edges_px_per_mm: float = 0.5  # the view's resolution
+    _marks: np.ndarray | None = None
+
+    @property
+    def ink_marks(self) -> np.ndarray:
+        """(n, 3) middles of ink marks of a tile's rank's size: x, y (view px), strength (made when first asked
+        for: only faint grids need them)."""
+        if self._marks is None:
+            self._marks = _ink_marks(self.view, self.edges_px_per_mm, self.noise)
+        return self._marks
 
 
 def _ink_marks(view: np.ndarray, px_per_mm: float, noise: float) -> np.ndarray:
@@ -190,9 +200,9 @@ class Detector:
         responses: list[tuple[np.ndarray, np.ndarray]] = []
         candidates = tile_candidates(sides, TILE_MM * p, responses=responses)
         coin_peaks = peaks(votes, COIN_MM * p * 0.4, _COIN_VOTES_MIN)
-        ink_marks = _ink_marks(view, p, edges.noise)
         _tick(timings, "candidates", start)
-        return Shapes(grey, gradients, view, edges, sides, responses, candidates, coin_peaks, ink_marks, timings)
+        return Shapes(grey, gradients, view, edges, sides, responses, candidates, coin_peaks, timings,
+                      noise=edges.noise, edges_px_per_mm=p)
 
     def _check(self, image: np.ndarray) -> None:
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
@@ -355,15 +365,16 @@ class Detector:
         # alone: seeds for the grid to grow from
         found = [f.pose.centre for f in findings if f.reading.status != "none"]
         angle = shapes.sides[0].angle_deg if shapes.sides else 0.0
-        faint = [_Pose(c, angle) for c in self._lift(shapes.ink_marks[:, :2], height)]
+        # a grid whose tiles show clear outlines leaves few tiles without one: fewer seeds are read then, and
+        # none from ink marks (a tile with a clear outline was a candidate already)
+        clear = sum(min(f.support) >= 0.5 for f in findings if f.reading.status == "ok")
+        faint = [] if clear >= 6 else [_Pose(c, angle) for c in self._lift(shapes.ink_marks[:, :2], height)]
         faint += [pose for pose, fit in fitted if not _outline_usable(fit.support)]
         if faint and found:
             at = np.array([pose.centre for pose in faint])
             free = np.min(np.sum((at[:, None] - np.array(found)[None]) ** 2, axis=2), axis=1) >= (0.6 * TILE_MM) ** 2
             faint = [pose for pose, ok in zip(faint, free, strict=True) if ok]
         faint = [pose for pose in faint if not self._near_marker(pose.centre)]
-        # a grid whose tiles show clear outlines leaves few tiles without one: fewer seeds are read then
-        clear = sum(min(f.support) >= 0.5 for f in findings if f.reading.status == "ok")
         seeds = _FAINT_SEEDS if clear < 6 else _FAINT_SEEDS // 3
         faint = [faint[i] for i in _apart([p.centre for p in faint], 0.6 * TILE_MM)][:seeds]
         findings += self._read_poses(image, faint, [(0.0, 0.0, 0.0, 0.0)] * len(faint), [True] * len(faint))
