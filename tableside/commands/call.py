@@ -30,10 +30,16 @@ solving, fumbles, the bonus for fumbles), says the standings after each round an
   tableside call easy-slider --players 2 --source 0          boards judged by the camera (Done and Slide!)
   tableside call easy-slider --source picamera --reveal      read out what the Caller reveals on the table
 
+With --reveal the Caller deals with real pieces: he lays the 24 tiles face down (the hole bottom right), puts
+the pawns left of rows 1-4 and the coins above columns 1-5 as he draws them, and flips the tiles row by row;
+tableside reads out each pawn, coin and tile once the camera sees it on a still table (never while a hand is
+over the board), in the rules' order, then says "Go!". Keep the Caller's board alone in view.
+
 Key presses (then Enter): a player's number or name when they call "Done!" (with the camera, the board is judged
 when it can be read; otherwise tableside asks "correct? y or n"); "2 y" or "2 n" to give the verdict at once;
 "s" for the standings; "q" to stop. Between rounds, Enter deals the next one. --pace sets the seconds between
-the Caller's calls (default 1.5; 0 for none). The seed is printed so the match can be replayed.
+the Caller's calls (default 1.5; 0 for none). The seed is printed so the match can be replayed (not with
+--reveal: the Caller's shuffle deals).
 """
 
 
@@ -125,15 +131,18 @@ def run(args: argparse.Namespace) -> int:
             eyes = BoardsWatcher.open(args.source, args.calibration, args.profile, echo=out)
         caller = Caller(players, args.rounds, _seed(args.seed), say=lambda text: _speak(announcer, out, text),
                         pause=(lambda: time.sleep(args.pace)) if args.pace > 0 else None)
-        print(f"seed {caller.seed}", file=out, flush=True)
-        if args.reveal:
+        if args.reveal:  # the Caller deals with real pieces, tableside reads them out as they appear
             assert eyes is not None
-            eyes.reveal(caller)
+            deal_round = lambda: eyes.reveal(caller)  # noqa: E731
         else:
-            caller.read_out(caller.deal())
+            print(f"seed {caller.seed}", file=out, flush=True)
+            deal_round = lambda: caller.read_out(caller.deal())  # noqa: E731
+        deal_round()
         if args.deal_only:
             return 0
-        result = _play(caller, _Lines(sys.stdin), out, args.slide_every, eyes, args.auto_done)
+        result = _play(caller, _Lines(sys.stdin), out, args.slide_every, eyes, args.auto_done, deal_round)
+        if args.reveal:
+            result["seed"] = None  # the Caller's own shuffle dealt
     finally:
         if eyes is not None:
             eyes.close()
@@ -150,8 +159,10 @@ def _speak(announcer: Any, out: Any, text: str) -> None:
     announcer.say(text)
 
 
-def _play(caller: Caller, lines: _Lines, out: Any, slide_every: float | None, eyes: Any, auto_done: bool) -> dict:
-    """The match: key presses, "Slide!" timers and the camera, until the match is over or input ends."""
+def _play(caller: Caller, lines: _Lines, out: Any, slide_every: float | None, eyes: Any, auto_done: bool,
+          deal_round: Any) -> dict:
+    """The match: key presses, "Slide!" timers and the camera, until the match is over or input ends;
+    ``deal_round()`` deals (or follows the Caller's reveal of) each next round."""
     stopped = False
     next_slide = time.monotonic() + slide_every if slide_every else None
     while not stopped:
@@ -163,7 +174,7 @@ def _play(caller: Caller, lines: _Lines, out: Any, slide_every: float | None, ey
             if line is None or line.strip().lower() in ("q", "quit"):
                 stopped = True
                 break
-            caller.read_out(caller.deal())
+            deal_round()
             next_slide = time.monotonic() + slide_every if slide_every else None
             continue
         if eyes is not None:

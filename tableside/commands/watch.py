@@ -508,7 +508,9 @@ class BoardsWatcher:
     def reveal(self, caller: Any, recheck_s: float = 0.75, max_rechecks: int = 3) -> None:
         """Follow the Caller revealing the board on the table, saying each pawn, coin and tile as it appears.
 
-        The board is read when the table settles after a change (never while a hand is in view). A piece in
+        The reveal starts once no tile is seen face up (Setup 1: the tiles are laid face down first; the previous
+        round's board is not read out again). The board is read when the table settles after a change (never
+        while a hand is in view). A piece in
         place but not read surely is looked at again after ``recheck_s`` seconds of continued stillness (the
         camera's noise differs from frame to frame), up to ``max_rechecks`` times, rather than waiting for the
         next change."""
@@ -518,6 +520,7 @@ class BoardsWatcher:
         caller.say(f"Round {caller.round_number}: reveal the board")
         due: float | None = None
         rechecks = 0
+        started = False
         while True:
             got = self._frame()
             if got is None:
@@ -552,6 +555,11 @@ class BoardsWatcher:
                 self._note(f"frame {frame.index}: read {sum(p is not None for p in seen.pawns)} pawn(s), "
                            f"{sum(c is not None for c in seen.coins)} coin(s), {len(seen.tiles)} tile face(s)"
                            + (f"; {seen.unread} piece(s) not read surely" if seen.unread else ""))
+                if not started and seen.tiles:
+                    # the previous round's board still face up: the reveal starts from the tiles face down
+                    self._note("waiting for the tiles to be laid face down (rules, Setup 1)")
+                    continue
+                started = True
                 if caller.reveal(seen.pawns, seen.coins, seen.tiles):
                     return
             if (seen is None or seen.unread) and rechecks < max_rechecks:
