@@ -262,6 +262,14 @@ def coin_correlations(features: np.ndarray, templates: np.ndarray) -> np.ndarray
     return np.fft.irfft(np.einsum("nrf,trf->ntf", a, b), n=COIN_ANGLES, axis=-1)
 
 
+def _sorted_percentile(ordered: np.ndarray, q: float) -> float:
+    """np.percentile(values, q) (linear interpolation) of values already sorted (1-D)."""
+    position = q / 100.0 * (len(ordered) - 1)
+    below = int(math.floor(position))
+    above = min(below + 1, len(ordered) - 1)
+    return float(ordered[below]) + (position - below) * (float(ordered[above]) - float(ordered[below]))
+
+
 def coin_sharpness(crop: np.ndarray) -> float:
     """How sharp a coin crop is: the mean gradient inside the disc over the disc's contrast (a blurred numeral
     keeps its contrast but loses its edges). Teach records the taught coins' value; much less means too blurred
@@ -271,8 +279,9 @@ def coin_sharpness(crop: np.ndarray) -> float:
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
     _, _, disc = _polar_maps(size, COIN_CROP_MM * size / COIN_CROP_PX)
-    values = grey[disc]
-    contrast = float(np.percentile(values, 95) - np.percentile(values, 5)) + 10.0
+    values = np.sort(grey[disc])  # the 5th and 95th percentiles (numpy's linear rule) from one sort: a fifth of
+    low, high = _sorted_percentile(values, 5.0), _sorted_percentile(values, 95.0)  # two np.percentile calls
+    contrast = high - low + 10.0
     return float(np.mean(cv2.magnitude(gx, gy)[disc])) / contrast
 
 
