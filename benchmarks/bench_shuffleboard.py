@@ -26,7 +26,9 @@ Reported (markdown tables):
    one-off set-up excluded: a second detection of the same frame), per resolution, with the floor ratio (one
    ``cv2.cvtColor`` + ``cv2.GaussianBlur`` of the same frame, measured in the same run) and the stages; and the
    pawns alone on an Easy Slider frame (24 tiles, 5 coins, 4 pawns, the tile detector's 1 px/mm view and the
-   tiles and coins handed in as the tile detector would), both resolutions.
+   tiles and coins handed in as the tile detector would), both resolutions; with ``--pawn-boards N`` also the
+   pawns beside N random Easy Slider boards (tables, light, tilt, distance): right / uncertain / missed /
+   confidently wrong and CPU ms with the floor ratio.
 
 Renders take seconds each; ``--cache DIR`` keeps them on disk between runs.
 """
@@ -370,6 +372,78 @@ def pawn_timing(cache: Path | None) -> str:
     return "\n".join(lines)
 
 
+def pawn_boards(cache: Path | None, count: int, seed: int) -> str:
+    """Pawns beside ``count`` random Easy Slider boards (random table, light, tilt 0-25 degrees, 550-800 mm, yaw,
+    both resolutions), calibrated from the A3 sheet, the tiles and coins handed in as the tile detector would,
+    ``kinds=("pawn",)`` as Easy Slider asks: pawns right (suit and base within 1.5 mm), uncertain, missed,
+    confidently wrong (a confident pawn of the wrong suit, more than 1.5 mm off, or where there is none) and CPU
+    ms (best of 3) with the floor ratio per resolution."""
+    from vision.rectify import TableView
+
+    tables = ("wood", "dark-wood", "felt", "cloth", "laminate")
+    tally = {"right": 0, "uncertain": 0, "missed": 0, "wrong": 0}
+    speed: dict[str, list[tuple[float, float]]] = {}
+    notes = []
+    for index in range(count):
+        rng = np.random.default_rng([seed, index, 4])
+        resolution = RESOLUTIONS[index % len(RESOLUTIONS)]
+        pieces = easy_slider_layout(easy_slider_board(rng=rng), rng=rng)
+        scene = Scene(pieces=pieces, table=tables[int(rng.integers(len(tables)))],
+                      table_variant=int(rng.integers(0, 3)), sheet="a3", lighting=Lighting.random(rng))
+        spec = CameraSpec(resolution=resolution, distance_mm=float(rng.uniform(550, 800)),
+                          tilt_deg=float(rng.uniform(0, 25)), yaw_deg=float(rng.uniform(-15, 15)),
+                          target_mm=(148, 210))
+        result = rendered(scene, spec, index, cache, prefix=f"es4-{seed}")
+        try:
+            calibration = calibrate_from_sheet(result.image)
+        except CalibrationError as err:
+            notes.append(f"board {index}: no calibration ({err})")
+            continue
+        view = TableView(calibration).rectify(result.image)
+        occupied = [DetectedPiece(Kind(t.kind), t.x_mm, t.y_mm, t.angle_deg, height_mm=float(t.base_mm))
+                    for t in result.truth if t.kind in ("tile", "coin")]
+        found: list[DetectedPiece] = []
+
+        def run(timings, image=result.image, calibration=calibration, view=view, occupied=occupied, found=found):
+            found[:] = detect_figures(image, calibration, kinds=("pawn",), rectified=view, occupied_mm=occupied,
+                                      timings_ms=timings)
+
+        run({})
+        ms, _ = cpu_ms(run)
+        speed.setdefault(f"{resolution[0]}x{resolution[1]}", []).append((ms, floor_ms(result.image)))
+        used: set[int] = set()
+        for t in (t for t in result.truth if t.kind == "pawn"):
+            near = [(math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm), i) for i, f in enumerate(found) if i not in used]
+            dist, i = min(near, default=(math.inf, -1))
+            if dist > 8.0:
+                tally["missed"] += 1
+                continue
+            used.add(i)
+            f = found[i]
+            if f.uncertain:
+                tally["uncertain"] += 1
+            elif f.kind is not Kind.PAWN or f.suit is None or f.suit.value != t.suit or dist > 1.5:
+                tally["wrong"] += 1
+                notes.append(f"board {index}: {t.suit} pawn read {f.suit} {dist:.1f} mm off")
+            else:
+                tally["right"] += 1
+        for i, f in enumerate(found):
+            if i not in used and not f.uncertain:
+                tally["wrong"] += 1
+                notes.append(f"board {index}: a confident {f.kind.value} where there is none")
+    total = tally["right"] + tally["uncertain"] + tally["missed"]
+    lines = [f"{count} boards (seed {seed}), {total} pawns: right {tally['right']}, uncertain {tally['uncertain']}, "
+             f"missed {tally['missed']}, confidently wrong {tally['wrong']}", "",
+             "| resolution | boards | pawns CPU ms: mean | max | floor ms | ratio to floor: mean | max |",
+             "|---|---|---|---|---|---|---|"]
+    for res, rows in sorted(speed.items()):
+        ms = np.array([r[0] for r in rows])
+        floor = np.array([r[1] for r in rows])
+        lines.append(f"| {res} | {len(rows)} | {ms.mean():.1f} | {ms.max():.1f} | {floor.mean():.2f} | "
+                     f"{(ms / floor).mean():.1f} | {(ms / floor).max():.1f} |")
+    return "\n".join(lines + [""] + notes)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--frames", type=int, default=24, help="frames per seed")
@@ -380,6 +454,9 @@ def main(argv=None) -> int:
     parser.add_argument("--exact", action="store_true", help="also run with the renderer's exact camera")
     parser.add_argument("--no-speed", action="store_true", help="skip the speed measurements")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--pawn-boards", type=int, default=0,
+                        help="also pawns beside this many random Easy Slider boards (accuracy and CPU ms)")
+    parser.add_argument("--pawn-seed", type=int, default=2, help="their scene seed (1 was used for tuning)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)  # CPU time of one core
     count = 6 if args.quick else args.frames
@@ -422,6 +499,11 @@ def main(argv=None) -> int:
         print("### Pawns on an Easy Slider board (24 tiles, 5 coins, 4 pawns)")
         print()
         print(pawn_timing(args.cache))
+    if args.pawn_boards:
+        print()
+        print("### Pawns beside random Easy Slider boards")
+        print()
+        print(pawn_boards(args.cache, args.pawn_boards, args.pawn_seed))
     if args.json:
         args.json.write_text(json.dumps(runs, indent=1, default=float))
     return 0
