@@ -55,7 +55,7 @@ from calibration.teach import (
 )
 from rules.pieces import COIN_MM, TILE_MM, Kind
 from vision.classify import CoinReader, Reading, TileReader
-from vision.coins import CoinFit, fit_coins
+from vision.coins import fit_coins
 from vision.crops import oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
 from vision.pieces import DetectedPiece, Detection
@@ -267,11 +267,9 @@ class Detector:
         height = self.profile.tile_thickness_mm
         homographies = piece_homographies(self.calibration, centres, angles, height, _TILE_FIT_MM)
         fits = fit_tiles(gradients, homographies, TILE_MM, shrink_mm=self.profile.tile_frame_mm + 1.0)
-        out = []
-        for centre, angle, fit in zip(centres, angles, fits, strict=True):
-            right, down = piece_axes(angle)
-            out.append((_Pose(centre + fit.du_mm * right + fit.dv_mm * down, float(angle + fit.dangle_deg)), fit))
-        return out
+        rights, downs = piece_axes(np.asarray(angles, float).reshape(-1))
+        return [(_Pose(centre + fit.du_mm * right + fit.dv_mm * down, float(angle + fit.dangle_deg)), fit)
+                for centre, angle, fit, right, down in zip(centres, angles, fits, rights, downs, strict=True)]
 
     def _sample_tiles(self, image: np.ndarray, homographies: np.ndarray, centre: np.ndarray, size_mm: float,
                       out_px: int) -> np.ndarray:
@@ -539,20 +537,6 @@ class Detector:
         return out, still
 
     # -- coins -----------------------------------------------------------------------------------------------
-    def _coin_rims(self, gradients: tuple[np.ndarray, np.ndarray], peaks_view: np.ndarray, tiles: list[DetectedPiece]
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[CoinFit]]:
-        """Rims fitted at the vote peaks (view px): centres (table mm), what each rests on (mm), the heights of
-        their top faces and the fits."""
-        seen = self.view.to_table(peaks_view[:, :2])
-        base = np.array([self.profile.tile_thickness_mm if any(_inside(t, x, y) for t in tiles) else 0.0
-                         for x, y in seen])
-        heights = base + self.profile.coin_thickness_mm
-        centres = self._lift(peaks_view[:, :2], heights)
-        homographies = piece_homographies(self.calibration, centres, np.zeros(len(centres)), heights, _COIN_FIT_MM)
-        fits = fit_coins(gradients, homographies, self.profile.coin_rim_taps)
-        centres = centres + np.array([[f.dx_mm, f.dy_mm] for f in fits]).reshape(-1, 2)
-        return centres, base, heights, fits
-
     def _read_coins(self, image: np.ndarray, shapes: Shapes, tiles: list[DetectedPiece]) -> list[DetectedPiece]:
         """Coins at the vote peaks that show a rim, read where the printed face fits best; then coin grids grow
         from the coins read into coins whose rims voted too faintly (a near-white coin on white paper)."""
@@ -585,7 +569,8 @@ class Detector:
                             ) -> list[tuple[float, np.ndarray, DetectedPiece]]:
         """Rims fitted near ``points_mm`` (table mm; seen in the view at height 0 when ``seen_at_zero``: lifted
         to the coin top's height), the coins showing one read; (rank, where looked, piece) per coin."""
-        under = [[t for t in tiles if _inside(t, x, y)] for x, y in points_mm]
+        inside = _inside_tiles(tiles, np.asarray(points_mm, float).reshape(-1, 2))  # (points, tiles)
+        under = [[tiles[j] for j in np.nonzero(row)[0]] for row in inside]
         base = np.array([self.profile.tile_thickness_mm if on else 0.0 for on in under])
         # on a tile's face, printed marks could pass for a coin's rim and face: the rim must be plainer there;
         # a back (or an outline not read: a back under coins) prints no marks of a coin's size
@@ -804,6 +789,18 @@ def _sheet_markers(calibration: Calibration) -> list[tuple[float, float, float, 
         return None
     return [(float(c[:, 0].min()), float(c[:, 1].min()), float(c[:, 0].max()), float(c[:, 1].max()))
             for c in layout.markers.values()]
+
+
+def _inside_tiles(tiles: list[DetectedPiece], points: np.ndarray) -> np.ndarray:
+    """(points, tiles) bool: :func:`_inside` of every point (n, 2) mm in every tile, at once."""
+    if not tiles or len(points) == 0:
+        return np.zeros((len(points), len(tiles)), bool)
+    centres = np.array([[t.x_mm, t.y_mm] for t in tiles])
+    a = np.radians([t.angle_deg for t in tiles])
+    d = points[:, None, :] - centres[None]
+    u = d[..., 0] * np.cos(a) + d[..., 1] * np.sin(a)
+    v = -d[..., 0] * np.sin(a) + d[..., 1] * np.cos(a)
+    return (np.abs(u) <= TILE_MM / 2) & (np.abs(v) <= TILE_MM / 2)
 
 
 def _inside(tile: DetectedPiece, x: float, y: float, margin: float = 0.0) -> bool:
