@@ -69,6 +69,7 @@ _DISAGREE_MM = 1.3  # the edge fit and the region's placement further apart than
 _DISAGREE_PART_MM = 1.6  # ... for a part cut from a bigger region
 _CLEAR_SUPPORT = 0.9  # a part outlined this completely is placed by its outline
 _MIN_SEEN_SHARE = 0.75  # a fitted silhouette lying less than this on the region's foreground: size or pose unclear
+_MIN_EXPLAINED_SHARE = 0.65  # a region as found less than this under the fitted silhouette: size unclear
 _SHRUNK_PX = -0.6  # an outline seen this far inside the model's: the piece is smaller than the model
 _OVERLAP = 0.2  # footprints overlapping by this share of the smaller: one of the two readings is wrong
 _TOUCH_PX = 3.0  # outlines this close (frame pixels) blur into each other: refit without the shared side
@@ -645,11 +646,17 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         # the outline's edges and the region seen place it differently: a shadow, the sheet's paper edge or a
         # neighbour's edge may have pulled the fit (the usual cause of a footprint millimetres off)
         reasons.append("position unclear: its outline and the region seen disagree")
-    elif best.kind == "pyramid" and not blob.faint and _seen_share(search, blob, outline_mm) < _MIN_SEEN_SHARE:
-        # a piece seen whole fills its fitted outline (a correct fit: 89 % or more on 1025 rendered pieces); one
-        # reaching well beyond the region is a model too big or in the wrong pose (a Small lying flat read
-        # upright over the sheet's print)
-        reasons.append("size or pose unclear: the piece fitted reaches beyond the region seen")
+    elif best.kind == "pyramid" and not blob.faint:
+        on_region, of_region = _seen_shares(search, blob, outline_mm)
+        if on_region < _MIN_SEEN_SHARE:
+            # a piece seen whole fills its fitted outline (a correct fit: 89 % or more on 1025 rendered pieces);
+            # one reaching well beyond the region is a model too big or in the wrong pose (a Small lying flat
+            # read upright over the sheet's print)
+            reasons.append("size or pose unclear: the piece fitted reaches beyond the region seen")
+        elif whole and not blob.touches_edge and of_region < _MIN_EXPLAINED_SHARE:
+            # ... and a region as found is mostly the piece (75 % or more of it under a correct fit on 868
+            # rendered pieces, shadows included): much more is a bigger piece than the model, or another one
+            reasons.append("size unclear: the region seen is bigger than the piece fitted")
     confidence = float(np.clip(_outline_support(best), 0.0, 1.0))
     fields: dict[str, Any] = {}
     if best.kind == "pyramid":
@@ -712,19 +719,22 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
     return piece
 
 
-def _seen_share(search: FigureSearch, blob: Blob, outline_mm: np.ndarray) -> float:
-    """The share of a fitted silhouette (table mm) that lies on the region's own foreground (1: no mask)."""
+def _seen_shares(search: FigureSearch, blob: Blob, outline_mm: np.ndarray) -> tuple[float, float]:
+    """How a fitted silhouette (table mm) and the region's own foreground overlap: the share of the silhouette
+    on the region, and the share of the region under the silhouette ((1, 1) without a mask)."""
     if blob.mask is None:
-        return 1.0
+        return 1.0, 1.0
     x, y, w, h = blob.box
     pad = 16
     inside = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
     poly = (search.view.to_px(outline_mm) - (x - pad, y - pad)) * 16
     cv2.fillPoly(inside, [np.round(poly).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
-    area = int(inside.sum())
-    if area == 0:
-        return 1.0
-    return float((inside[pad : pad + h, pad : pad + w] & (blob.mask > 0)).sum()) / area
+    mask = blob.mask > 0
+    area, region = int(inside.sum()), int(mask.sum())
+    if area == 0 or region == 0:
+        return 1.0, 1.0
+    both = float((inside[pad : pad + h, pad : pad + w].astype(bool) & mask).sum())
+    return both / area, both / region
 
 
 def _disagree(search: FigureSearch, blob: Blob, best: _Candidate, whole: bool) -> bool:
