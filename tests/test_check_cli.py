@@ -1,8 +1,7 @@
 """``tableside check`` and ``tableside state``: verdicts, JSON, annotations, speech and bad input.
 
 Pieces come from noisy ground truth (``--detections``, the ``detect`` verb's JSON) so these tests check the
-verbs, not the detector; rendered frames through the detector are in :func:`test_rendered_boards_through_the
-_detector` (skipped until the tile/coin detector and its built-in profile are available).
+verbs, not the detector; rendered frames through the detector are in tests/test_rendered_states.py.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 from test_reading import board_pieces, seen, solved_board, swapped, tile_index
 
 from rules import easy_slider as es
@@ -193,61 +191,33 @@ def test_speak_to_a_wav_file_and_a_folder(tmp_path, capsys):
 
 
 # ----------------------------------------------------------------------------------------------- rendered frames
-# End to end: a rendered photo (cached on disk), calibrated from the sheet in it, read with a profile taught from
-# rendered teach photos, through the detector and the verb. The detectors are being developed alongside: these
-# tests hold the whole chain to the one rule that must never break (a Done check is the truth or "unsure", never
-# wrong); exact readings, which depend on the detector seeing every piece, are expected failures until it does
-# (non-strict: they pass as soon as it does); benchmarks/bench_states.py measures the rates.
-DETECTOR_NOTE = "exact readings need the detector to see every piece (detectors still in development)"
-
-
-def _profile_or_skip(edition: str) -> Path:
-    from test_reading import taught_profile
-
-    from calibration.errors import CalibrationError
-
-    try:
-        return taught_profile(edition)
-    except CalibrationError as err:  # teaching refused the rendered teach photos
-        from calibration.profile import DEFAULT_PROFILE_PATH
-
-        if edition == "default" and DEFAULT_PROFILE_PATH.exists():  # the built-in one, taught from this edition
-            return DEFAULT_PROFILE_PATH
-        pytest.skip(f"the {edition} edition could not be taught: {err}")
-
-
+# End to end on rendered photos (every game, room and edition): tests/test_rendered_states.py.
 def _frame_path(frame) -> Path:
+    """The cached PNG of a rendered frame (tests/vision/detect_scenes.py)."""
     from test_reading import _scenes
 
     return _scenes().CACHE / f"{frame.key}.png"
 
 
-@pytest.mark.parametrize("case,seed,edition", [("solved", 1000, "default"), ("swap", 1001, "default"),
-                                               ("hand", 1004, "default"), ("solved", 1005, "classic")])
-def test_rendered_done_checks_are_never_wrong(capsys, case, seed, edition):
-    from test_reading import done_check_frame
+def test_whack_a_dummy_state_needs_the_side_under_the_die(tmp_path, capsys):
+    from tablescene import coin_grid
+    from tablescene.scene import DiePiece
+    from test_reading import _suited
 
-    frame, state, expected = done_check_frame(case, seed, edition)
-    profile = _profile_or_skip(edition)
-    code, out, err = run_cli(capsys, "check", _frame_path(frame), "--profile", profile, "--json")
-    if code == 2:  # the board was not found at all: a one-line refusal is an abstention too
-        assert err.count("\n") == 1 and "Traceback" not in err
-        return
+    from rules.epic_funhouse import roll_out_the_barrels, whack_a_dummy
+
+    grid = roll_out_the_barrels.build_maze([], list(range(6)) * 4, seed=5).grid
+    up = {0, 3, 13}
+    coins = [c if i in up else c.moved(side="suit") for i, c in enumerate(coin_grid(_suited(grid), (60.0, 50.0), 4,
+                                                                                     rng=4))]
+    die = DiePiece("arms", 2, coins[9].x_mm, coins[9].y_mm, 0.0)
+    path = write_detections(tmp_path / "d.json", seen(coins + [die], 11, missing=[9]))  # the die hides its coin
+    values = "".join("na2345"[v] for v in grid)
+    argv = ["state", "--detections", path, "--game", "epic-funhouse", "--room", "whack-a-dummy", "--grid", values]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and "under the die on b4 cannot be seen" in err and "--die-coin" in err
+    code, out, err = run_cli(capsys, *argv, "--die-coin", "down", "--json")
     assert code == 0, err
-    report = json.loads(out)
-    truth = "correct" if state.done_check().correct else "fumble"
-    assert report["verdict"] in (truth, "unsure"), report["reason"]
-    truly_wrong = {w.cell.name for w in state.done_check().wrong_cells}
-    assert {c["cell"] for c in report["wrong_cells"]} <= truly_wrong
-
-
-@pytest.mark.xfail(reason=DETECTOR_NOTE, strict=False)
-def test_rendered_slides_of_action_state_is_read_exactly(capsys):
-    from test_reading import game_frame
-
-    frame, state, _ = game_frame("slides-of-action", 0)
-    code, out, err = run_cli(capsys, "state", _frame_path(frame), "--game", "slides-of-action",
-                             "--profile", _profile_or_skip("default"), "--json")
-    assert code == 0, err
-    report = json.loads(out)
-    assert report["text"] == state.diagram() and "GameType: Slides of Action" in report["ppn"]
+    assert json.loads(out)["text"] == whack_a_dummy.State.from_layout(grid, sorted(up), 9).render()
+    code, out, err = run_cli(capsys, *argv, "--die-coin", "up", "--json")
+    assert json.loads(out)["text"] == whack_a_dummy.State.from_layout(grid, sorted(up | {9}), 9).render()

@@ -1,0 +1,244 @@
+"""End to end on rendered photos: every game and Epic Funhouse room, in every edition taught from its own rendered
+teach photos, through ``tableside state`` / ``check`` / ``score`` (in-process, the CLI's ``main``).
+
+Each frame is a Pi camera photo (1640x1232, 70-90 cm up, tilted, room light, JPEG-compressed by the renderer) of
+a position built through the rules engine (tests/state_scenes.py), calibrated from the A3 sheet in the frame.
+The rules these tests hold the whole chain to:
+
+* a state, verdict or score that is printed equals the truth exactly: a wrong reading is always a failure;
+* otherwise the verb abstains: exit 2 and one line saying why (never a traceback).
+
+Where the detector cannot yet read a case, the verb abstains, and the case is marked ``xfail(strict=True,
+raises=Abstained)``: only an abstention counts as the expected failure (a wrong reading still fails), and a case
+that starts reading exactly fails too until its mark is removed. The cases are listed in /tmp/team/states-misreads.md
+for the detector's owners with what the detector reported.
+
+Frames and taught profiles are cached on disk (``$TABLESIDE_RENDER_CACHE``, shared with the vision tests).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from state_scenes import EDITIONS, STATE_GAMES, state_case
+from test_check_cli import run_cli
+
+from rules import martian_shuffleboard as ms
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+class Abstained(Exception):
+    """The verb said it cannot read the frame surely (exit 2 with one line): the one acceptable failure."""
+
+
+#: One seed per game/room and edition (the catwalk's seeds give tracks that fit the camera's view).
+SEEDS = {name: {edition: 10 * k + e for e, edition in enumerate(EDITIONS)} for k, name in enumerate(STATE_GAMES)}
+SEEDS["catwalk"] = dict(zip(EDITIONS, (8, 0, 12, 3), strict=True))
+
+#: (game or room, edition) -> what the vision could not yet read (the verb abstains), from the frames' runs.
+ABSTAINS: dict[tuple[str, str], str] = {
+    ("easy-slider", "default"): "tiles not read surely (cells next to them not judged)",
+    ("easy-slider", "hand-made"): "a pawn not read surely",
+    ("easy-slider", "bold"): "tiles not read surely (cells next to them not judged)",
+    ("slides-of-action", "default"): "the tile backs do not match the taught profile",
+    ("slides-of-action", "classic"): "a coin's face unclear",
+    ("slides-of-action", "bold"): "the tile backs do not match the taught profile",
+    ("plans-of-action", "classic"): "a tile under coins not found",
+    ("plans-of-action", "bold"): "a coin's face unclear",
+    ("slide-jam", "bold"): "a tile's face unclear",
+    ("magic-mirror", "default"): "a tile's face unclear",
+    ("magic-mirror", "bold"): "tiles reported off their places (8 mm rms from the grid)",
+    ("catwalk", "bold"): "a tile's face unclear",
+    ("roll-out-the-barrels", "default"): "a coin's face unclear",
+    ("roll-out-the-barrels", "classic"): "a coin's face unclear",
+    ("roll-out-the-barrels", "hand-made"): "a coin's face unclear",
+    ("roll-out-the-barrels", "bold"): "a coin's face unclear",
+    ("whack-a-dummy", "default"): "a coin not found",
+    ("whack-a-dummy", "classic"): "face-down coins not read (the grid cannot be placed)",
+    ("whack-a-dummy", "hand-made"): "a coin's face unclear",
+    ("whack-a-dummy", "bold"): "face-down coins not read (the grid cannot be placed)",
+    ("trampo-land", "default"): "a trampoline's coin not found",
+    ("trampo-land", "classic"): "coins, pawns or the die not found (phantom die)",
+    ("trampo-land", "hand-made"): "the die's top face unclear",
+    ("trampo-land", "bold"): "coins, pawns or the die not found",
+}
+#: The same for ``score`` (the same frames as ``state``, default edition).
+SCORE_ABSTAINS: dict[tuple[str, str], str] = {key: ABSTAINS[key] for key in (
+    ("magic-mirror", "default"), ("roll-out-the-barrels", "default"), ("trampo-land", "default"))}
+
+#: Done-check cases of tests/test_reading.py (the frames benchmarks/bench_states.py uses too).
+DONE_CASES = ("solved", "swap", "hole", "null-up", "hand")
+#: (case, edition) -> why the verdict is "unsure" where the truth is known (never a wrong verdict).
+DONE_ABSTAINS: dict[tuple[str, str], str] = {
+    ("swap", "default"): "tiles not read surely (cells next to them not judged)",
+    ("solved", "hand-made"): "pawns or coins not read surely",
+    ("solved", "bold"): "pawns or coins not read surely",
+    ("null-up", "bold"): "pawns or coins not read surely",
+}
+
+
+def _profile(edition: str) -> Path:
+    from test_reading import taught_profile
+
+    from calibration.errors import CalibrationError
+
+    try:
+        return taught_profile(edition)
+    except CalibrationError as err:  # teaching refused the rendered teach photos: tests/vision/test_teach.py fails
+        pytest.skip(f"the {edition} edition could not be taught: {err}")
+
+
+def _abstained(code: int, err: str) -> Abstained:
+    """The verb's refusal checked (exit 2, one line, no traceback) as an :class:`Abstained` to raise; a case
+    marked in ABSTAINS / DONE_ABSTAINS that reads exactly fails as XPASS(strict): remove its entry then."""
+    assert code == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return Abstained(err.strip())
+
+
+def _params(names, table: dict, editions=EDITIONS):
+    for name in names:
+        for edition in editions:
+            marks = ()
+            if (name, edition) in table:
+                marks = pytest.mark.xfail(strict=True, raises=Abstained, reason=table[(name, edition)])
+            yield pytest.param(name, edition, id=f"{name}-{edition}", marks=marks)
+
+
+# ----------------------------------------------------------------------------------------------- states
+@pytest.mark.parametrize("name,edition", list(_params([g for g in STATE_GAMES if g != "martian-shuffleboard"],
+                                                       ABSTAINS)))
+def test_state_is_read_exactly_or_not_at_all(capsys, name, edition):
+    case = state_case(name, edition, SEEDS[name][edition])
+    code, out, err = run_cli(capsys, "state", case.image_path, "--profile", _profile(edition), "--json", *case.argv)
+    if code != 0:
+        raise _abstained(code, err)
+    report = json.loads(out)
+    assert report["text"] == case.text, f"WRONG state read:\n{report['text']}\ntruth:\n{case.text}"
+    assert report["state"] == case.state
+    assert report["ppn"] and err == ""
+
+
+# ----------------------------------------------------------------------------------------------- scores
+def _room_truth(name: str, case) -> dict:
+    """What ``score --json`` must say for the truth of a room (or Plans of Action)."""
+    if name == "plans-of-action":
+        return {"goal_reached": case.truth.is_solved()}
+    return {"score": case.truth.score()}
+
+
+@pytest.mark.parametrize("name,edition", list(_params(
+    ["plans-of-action", "slide-jam", "magic-mirror", "roll-out-the-barrels", "trampo-land"], SCORE_ABSTAINS,
+    ["default"])))
+def test_room_score_equals_the_rules_engine(capsys, name, edition):
+    case = state_case(name, edition, SEEDS[name][edition])
+    argv = [a for a in case.argv if a not in ("--die-coin",)]
+    code, out, err = run_cli(capsys, "score", case.image_path, "--profile", _profile(edition), "--json", *argv)
+    if code != 0:
+        raise _abstained(code, err)
+    report = json.loads(out)
+    for key, value in _room_truth(name, case).items():
+        if name == "magic-mirror":  # the removed pairs are off the board: a range unless they are given
+            assert report["score"] <= value <= (report.get("score_max") or report["score"]), report
+        else:
+            assert report[key] == value, report
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rendered_shuffleboard_scores_equal_the_rules_engine_on_the_truth(tmp_path, capsys, seed):
+    """Pyramids look the same whatever the piecepack edition: two scatters, scored from the photo, against
+    ``score_positions`` on the true positions."""
+    from test_check_cli import _frame_path
+    from test_reading import game_frame
+
+    frame, pieces, _ = game_frame("martian-shuffleboard", seed)
+    out_png = tmp_path / "gaps.png"
+    code, out, err = run_cli(capsys, "score", _frame_path(frame), "--game", "martian-shuffleboard", "--json",
+                             "--annotate", out_png)
+    assert code == 0, err
+    report = json.loads(out)
+    truth = ms.score_positions([{"color": p.color, "size": p.size, "pose": p.pose, "x_mm": p.x_mm, "y_mm": p.y_mm,
+                                 "angle_deg": p.angle_deg} for p in pieces])
+    assert report["scores"] == truth.points
+    assert sorted((p["color"], p["size"], p["pose"]) for p in report["pieces"]) == \
+        sorted((p.color, str(p.size), p.pose) for p in pieces)
+    assert out_png.exists()
+
+
+# ----------------------------------------------------------------------------------------------- Done checks
+def _done_params():
+    for e, edition in enumerate(EDITIONS):
+        for c, case in enumerate(DONE_CASES):
+            marks = ()
+            if (case, edition) in DONE_ABSTAINS:
+                marks = pytest.mark.xfail(strict=True, raises=Abstained, reason=DONE_ABSTAINS[(case, edition)])
+            yield pytest.param(case, 1000 + c + 5 * e, edition, id=f"{case}-{edition}", marks=marks)
+
+
+@pytest.mark.parametrize("case,seed,edition", list(_done_params()))
+def test_done_check_is_never_wrong(capsys, case, seed, edition):
+    """solved, one swap away, the hole in rows 1-4, a null above the bottom row, a hand over a solved board:
+    the verdict is the truth or "unsure" (a hand: "unsure"), and only truly wrong cells are named."""
+    from test_check_cli import _frame_path
+    from test_reading import done_check_frame
+
+    frame, state, expected = done_check_frame(case, seed, edition)
+    code, out, err = run_cli(capsys, "check", _frame_path(frame), "--profile", _profile(edition), "--json")
+    if code != 0:
+        raise _abstained(code, err)
+    report = json.loads(out)
+    truth = "correct" if state.done_check().correct else "fumble"
+    assert report["verdict"] in (truth, "unsure"), f"WRONG verdict: {report['reason']}"
+    truly_wrong = {w.cell.name for w in state.done_check().wrong_cells}
+    assert {c["cell"] for c in report["wrong_cells"]} <= truly_wrong, report["wrong_cells"]
+    if report["verdict"] != expected:
+        raise Abstained(f"{report['verdict']}: {report['reason']}")
+
+
+# ----------------------------------------------------------------------------------------------- clear errors
+def _errors_frames():
+    """Rendered frames for the error cases: an empty table with the sheet, two Easy Slider boards side by side."""
+    import numpy as np
+    from state_scenes import game_camera
+    from tablescene import CameraSpec, Lighting, Prop, Scene, easy_slider_layout
+    from test_reading import _scenes, done_check_state
+
+    ds = _scenes()
+    rng = np.random.default_rng(77)
+    empty = Scene(pieces=[], table="wood", sheet="a3", lighting=Lighting.random(rng),
+                  props=(Prop("mug", 230.0, 330.0, 0.0), Prop("pencil", 90.0, 300.0, 30.0)))
+    boards = (easy_slider_layout(done_check_state("solved", 5), rng=rng)
+              + easy_slider_layout(done_check_state("swap", 6), origin_mm=(370.0, 81.0), rng=rng))
+    two = Scene(pieces=boards, table="felt", sheet="a3", lighting=Lighting.random(rng))
+    return (ds.rendered(empty, game_camera(77), 77),
+            ds.rendered(two, CameraSpec(distance_mm=950.0, tilt_deg=10.0, target_mm=(330.0, 215.0)), 78))
+
+
+def test_clear_errors_for_no_board_the_wrong_game_and_two_boards(capsys):
+    from test_check_cli import _frame_path
+    from test_reading import game_frame
+
+    empty, two = _errors_frames()
+    pyramids, _, _ = game_frame("martian-shuffleboard", 0)
+    profile = _profile("default")
+    cases = [
+        (["state", _frame_path(empty), "--game", "slides-of-action"], "no Slides of Action board"),
+        (["check", _frame_path(empty)], "no Easy Slider board"),
+        (["check", _frame_path(pyramids), "--profile", profile], "looks like Martian Shuffleboard"),
+        (["state", _frame_path(pyramids), "--game", "easy-slider", "--profile", profile],
+         "looks like Martian Shuffleboard"),
+        (["state", _frame_path(two), "--game", "easy-slider", "--profile", profile],
+         "2 boards where one Easy Slider board was expected"),
+    ]
+    for argv, message in cases:
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 2 and out == "", (argv, out, err)
+        assert message in err and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
+    # several boards are what `check` is for: each judged, in reading order
+    code, out, err = run_cli(capsys, "check", _frame_path(two), "--profile", profile, "--json")
+    assert code == 0, err
+    verdicts = [b["verdict"] for b in json.loads(out)["boards"]]
+    assert len(verdicts) == 2 and verdicts[0] in ("correct", "unsure") and verdicts[1] in ("fumble", "unsure")
