@@ -1,7 +1,7 @@
 """Done-check verdicts and Martian Shuffleboard scores from rendered photos, against the truth.
 
     .venv/bin/python benchmarks/bench_states.py [--boards 40] [--editions default,classic] [--shuffleboard 12]
-                                               [--json out.json]
+                                               [--states 3] [--json out.json]
 
 Easy Slider: ``--boards`` frames per edition, cycling through the Done-check cases of tests/test_reading.py
 (``solved``, ``swap`` two tiles, ``hole`` in rows 1-4, ``null-up`` a null tile above the bottom row, ``hand``
@@ -17,6 +17,12 @@ Martian Shuffleboard: ``--shuffleboard`` random scatters (tests/tablescene ``shu
 from the sheet, ``detect_pieces(kinds=pyramid)``, :func:`tableside.reading.score_shuffleboard`; compared with
 ``rules.martian_shuffleboard.score_positions`` on the true positions: frames whose scores equal the truth's,
 frames that differ only by points flagged "too close to call" or hinging on an unreadable pyramid, and the rest.
+
+States (``--states`` positions per game/room and edition): every game and Epic Funhouse room whose state a
+photo shows (tests/state_scenes.py: positions built through the rules engine's ``from_layout``, 1640x1232 from
+70-90 cm, tilted 8-14 degrees, random room light), read the way ``tableside state`` reads them (sheet calibration,
+the game's kinds detected, :func:`tableside.reading.read_state`): **exact** (the rules engine's text and state
+equal the truth's), abstained (a one-line reason) or **wrong** (must be 0).
 
 Renders are cached (``$TABLESIDE_RENDER_CACHE``, default /tmp/vision-cache); times are detection and reading
 only, per frame.
@@ -87,6 +93,58 @@ def bench_done_checks(boards: int, editions: list[str]) -> dict:
     return rows
 
 
+def bench_states(positions: int, editions: list[str]) -> dict:
+    import state_scenes as ss
+
+    from tableside.frame_input import GAME_KINDS
+    from tableside.reading import read_state
+
+    rows: dict = {}
+    for edition in editions:
+        try:
+            profile = load_profile(taught_profile(edition))
+        except CalibrationError as err:
+            rows[edition] = {"not_taught": str(err)}
+            continue
+        for name in ss.STATE_GAMES:
+            if name == "martian-shuffleboard":  # scored below (pyramids do not depend on the edition)
+                continue
+            row = rows.setdefault(edition, {}).setdefault(name, {"exact": 0, "abstained": 0, "wrong": 0,
+                                                                  "times": [], "reasons": [], "wrong_cases": []})
+            for i in range(positions):
+                seed = 100 + 7 * i
+                case = ss.state_case(name, edition, seed)
+                options = _options(case.argv)
+                game = "epic-funhouse" if name in ss.ROOMS else name
+                t = time.perf_counter()
+                try:
+                    calibration = calibrate_from_sheet(case.frame.image)
+                    detection = _detect(case.frame.image, calibration, profile, GAME_KINDS[name])
+                    reading = read_state(detection, game, name if game == "epic-funhouse" else None, **options)
+                    exact = reading.text == case.text and ss.state_json(reading.state) == case.state
+                    row["exact" if exact else "wrong"] += 1
+                    if not exact:
+                        row["wrong_cases"].append(seed)
+                except (VisionError, CalibrationError) as err:
+                    row["abstained"] += 1
+                    row["reasons"].append(f"{seed}: {err}")
+                row["times"].append(time.perf_counter() - t)
+    for by_name in rows.values():
+        for row in by_name.values():
+            if isinstance(row, dict) and "times" in row:
+                row["s_per_frame"] = round(float(np.mean(row.pop("times"))), 2)
+    return rows
+
+
+def _options(argv: list[str]) -> dict:
+    options = {}
+    if "--grid" in argv:
+        options["grid"] = argv[argv.index("--grid") + 1]
+    if "--die-coin" in argv:
+        options["die_coin"] = argv[argv.index("--die-coin") + 1]
+    return options
+
+
 def bench_shuffleboard(frames: int) -> dict:
     import detect_scenes as ds
     from tablescene import CameraSpec, Lighting, Scene, shuffleboard_scatter
@@ -137,31 +195,53 @@ def main() -> None:
     parser.add_argument("--boards", type=int, default=40, help="Easy Slider frames per edition")
     parser.add_argument("--editions", default="default,classic,hand-made,bold")
     parser.add_argument("--shuffleboard", type=int, default=12, help="Martian Shuffleboard frames")
+    parser.add_argument("--states", type=int, default=2, help="positions per game/room and edition")
     parser.add_argument("--json", metavar="OUT")
     args = parser.parse_args()
-    report = {"done_checks": bench_done_checks(args.boards, [e for e in args.editions.split(",") if e]),
+    editions = [e for e in args.editions.split(",") if e]
+    report = {"done_checks": bench_done_checks(args.boards, editions) if args.boards else {},
+              "states": bench_states(args.states, editions) if args.states else {},
               "shuffleboard": bench_shuffleboard(args.shuffleboard) if args.shuffleboard else None}
-    print("## Easy Slider Done checks (1640x1232 renders, sheet calibration, taught profile)\n")
-    print("| edition | boards | correct | fumble | unsure | error | wrong verdicts | cells wrongly wrong | s/frame |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for edition, row in report["done_checks"].items():
-        if "not_taught" in row:
-            print(f"| {edition} | not taught: {row['not_taught']} |")
-            continue
-        c = row["counts"]
-        print(f"| {edition} | {row['boards']} | {c['correct']} | {c['fumble']} | {c['unsure']} | {c['error']} | "
-              f"{len(row['wrong_verdicts'])} | {row['cells_wrongly_declared_wrong']} | {row['s_per_frame']} |")
-    print("\nper case (correct/fumble/unsure/error):")
-    for edition, row in report["done_checks"].items():
-        if "not_taught" in row:
-            continue
-        cases = ", ".join(f"{case} {v['correct']}/{v['fumble']}/{v['unsure']}/{v['error']}"
-                          for case, v in row["by_case"].items())
-        print(f"  {edition}: {cases}")
-        for wrong in row["wrong_verdicts"]:
-            print(f"  WRONG {edition}: {wrong}")
-        for error in row["errors"][:5]:
-            print(f"  error {edition}: {error[:160]}")
+    if report["done_checks"]:
+        print("## Easy Slider Done checks (1640x1232 renders, sheet calibration, taught profile)\n")
+        print("| edition | boards | correct | fumble | unsure | error | wrong verdicts | cells wrongly wrong "
+              "| s/frame |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for edition, row in report["done_checks"].items():
+            if "not_taught" in row:
+                print(f"| {edition} | not taught: {row['not_taught']} |")
+                continue
+            c = row["counts"]
+            print(f"| {edition} | {row['boards']} | {c['correct']} | {c['fumble']} | {c['unsure']} | {c['error']} | "
+                  f"{len(row['wrong_verdicts'])} | {row['cells_wrongly_declared_wrong']} | {row['s_per_frame']} |")
+        print("\nper case (correct/fumble/unsure/error):")
+        for edition, row in report["done_checks"].items():
+            if "not_taught" in row:
+                continue
+            cases = ", ".join(f"{case} {v['correct']}/{v['fumble']}/{v['unsure']}/{v['error']}"
+                              for case, v in row["by_case"].items())
+            print(f"  {edition}: {cases}")
+            for wrong in row["wrong_verdicts"]:
+                print(f"  WRONG {edition}: {wrong}")
+            for error in row["errors"][:5]:
+                print(f"  error {edition}: {error[:160]}")
+    if report["states"]:
+        print("\n## States read from photos: exact / abstained / WRONG (s/frame)\n")
+        names = [n for n in __import__("state_scenes").STATE_GAMES if n != "martian-shuffleboard"]
+        print("| edition | " + " | ".join(names) + " |")
+        print("|---|" + "---|" * len(names))
+        for edition, by_name in report["states"].items():
+            if "not_taught" in by_name:
+                print(f"| {edition} | not taught: {by_name['not_taught']} |")
+                continue
+            cells = [f"{r['exact']}/{r['abstained']}/{r['wrong']} ({r['s_per_frame']})" for r in by_name.values()]
+            print(f"| {edition} | " + " | ".join(cells) + " |")
+        for edition, by_name in report["states"].items():
+            for name, r in by_name.items():
+                if isinstance(r, dict) and r.get("wrong_cases"):
+                    print(f"  WRONG {edition} {name}: seeds {r['wrong_cases']}")
+                for reason in (r.get("reasons", [])[:2] if isinstance(r, dict) else []):
+                    print(f"  abstained {edition} {name}: {reason[:150]}")
     sb = report["shuffleboard"]
     if sb:
         print("\n## Martian Shuffleboard scores vs truth\n")
