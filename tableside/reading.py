@@ -481,6 +481,8 @@ def _read_easy_slider(pieces: list[DetectedPiece], **_: Any) -> Reading:
     layout = _one(boards, "Easy Slider board")
     verdict = judge_easy_slider_board(layout, guard_marks=False)
     unknown = [c for c in verdict.cells if c.status == "unknown"]
+    # name first a cell that is itself unreadable, not one only doubted for its unreadable neighbour
+    unknown.sort(key=lambda c: (c.reason or "").startswith("next to cells"))
     if unknown:
         raise NotReadable(f"cell {unknown[0].name} cannot be read: {unknown[0].reason}"
                           + (f" ({len(unknown) - 1} more cells too)" if len(unknown) > 1 else ""))

@@ -101,6 +101,7 @@ def test_state_prints_board_and_ppn_or_the_reason(tmp_path, capsys):
     code, out, err = run_cli(capsys, "state", "--detections", path, "--game", "easy-slider")
     assert code == 2 and out == ""
     assert err.startswith("tableside state: error: cell ") and "cannot be read" in err and err.count("\n") == 1
+    assert err.startswith("tableside state: error: cell a5 cannot be read: no tile is seen here")  # not a neighbour
 
 
 # ----------------------------------------------------------------------------------------------- bad input
