@@ -74,6 +74,7 @@ ALL_KINDS = ("tile", "coin", "pawn", "die", "pyramid")
 _FIGURE_KINDS = ("pawn", "die", "pyramid")
 _VIEW_PX_PER_MM = 0.5  # the view pieces are found in: a tile is 25 px, a coin 9.5
 _COIN_VOTES_MIN = 4.0  # coin-centre votes (rim pixels of the view, each at most 1) for a candidate
+_COIN_VOTES_FAINT = 3.0  # ... for a candidate that must read surely as a printed face (a light coin on paper)
 _COIN_GRID_ROUNDS = 6  # coin grids grow from the coins read, this many rounds at most
 _RIM_SUPPORT_MIN = 0.35  # share of rays finding a coin's rim for a coin to be there
 _RIM_MATCH_MIN = 0.3  # how well the coins' radial signature must fit (true coins: 0.4 and up; texture: 0.2)
@@ -199,7 +200,7 @@ class Detector:
         start = _tick(timings, "edges", start)
         responses: list[tuple[np.ndarray, np.ndarray]] = []
         candidates = tile_candidates(sides, TILE_MM * p, responses=responses)
-        coin_peaks = peaks(votes, COIN_MM * p * 0.4, _COIN_VOTES_MIN)
+        coin_peaks = peaks(votes, COIN_MM * p * 0.4, _COIN_VOTES_FAINT)
         _tick(timings, "candidates", start)
         return Shapes(grey, gradients, view, edges, sides, responses, candidates, coin_peaks, timings,
                       noise=edges.noise, edges_px_per_mm=p)
@@ -550,7 +551,13 @@ class Detector:
             peaks_view = peaks_view[~inside]
         if len(peaks_view) == 0:
             return []
-        found = self._fit_and_read_coins(image, shapes, self.view.to_table(peaks_view[:, :2]), tiles, seen_at_zero=True)
+        strong = peaks_view[:, 2] >= _COIN_VOTES_MIN
+        found = self._fit_and_read_coins(image, shapes, self.view.to_table(peaks_view[strong, :2]), tiles,
+                                         seen_at_zero=True)
+        if not strong.all():
+            # faint rims (a near-white coin on white paper): only coins that read surely as a printed face
+            found += self._fit_and_read_coins(image, shapes, self.view.to_table(peaks_view[~strong, :2]), tiles,
+                                              seen_at_zero=True, strict=True)
         tried = [c for _, c, _ in found]
         for _round in range(_COIN_GRID_ROUNDS):
             coins = _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)
@@ -565,7 +572,7 @@ class Detector:
         return _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)
 
     def _fit_and_read_coins(self, image: np.ndarray, shapes: Shapes, points_mm: np.ndarray,
-                            tiles: list[DetectedPiece], seen_at_zero: bool = False
+                            tiles: list[DetectedPiece], seen_at_zero: bool = False, strict: bool | None = None
                             ) -> list[tuple[float, np.ndarray, DetectedPiece]]:
         """Rims fitted near ``points_mm`` (table mm; seen in the view at height 0 when ``seen_at_zero``: lifted
         to the coin top's height), the coins showing one read; (rank, where looked, piece) per coin."""
@@ -580,9 +587,9 @@ class Detector:
             centres = self.calibration.pixel_to_table(self.calibration.table_to_pixel(points_mm), heights)
         else:
             centres = np.asarray(points_mm, float).reshape(-1, 2)
-        # a coin grown from the grid (no vote peak of its own) must read surely as a printed face: empty paper
-        # between coins is as blank as a blank null's face
-        grown = not seen_at_zero
+        # a coin grown from the grid (no vote peak of its own), or at a faint peak, must read surely as a printed
+        # face (``strict``, the default for grown ones): empty paper between coins is as blank as a blank null's
+        grown = not seen_at_zero if strict is None else strict
         homographies = piece_homographies(self.calibration, centres, np.zeros(len(centres)), heights, _COIN_FIT_MM)
         rims = fit_coins(shapes.gradients, homographies, self.profile.coin_rim_taps)
         looked = centres
@@ -621,8 +628,7 @@ class Detector:
                                                         rim_fits and len(self.profile.coin_rim_taps) > 1)
                 if blank is not None and rim_fits:
                     reading, centre = blank, centres[k]
-            if reading.status == "none" or (grown and (reading.status != "ok" or (
-                    reading.rank == 0 and len(self.coin_reader.blank)))):
+            if reading.status == "none" or (grown and not self._grown_coin(reading, rims[k])):
                 continue
             uncertain = reading.status != "ok"
             piece = DetectedPiece(
@@ -642,6 +648,15 @@ class Detector:
             rank = {"ok": 3.0, "unclear": 1.0, "hidden": 2.0}[reading.status] + reading.score
             found.append((rank, looked[k], piece))
         return found
+
+    def _grown_coin(self, reading: Reading, rim) -> bool:
+        """Whether a coin where no clear vote peak was (grown from a grid, or a faint peak) is reported: read
+        surely as a printed face, or (a set with no blank face) a face not read surely inside a rim that shows
+        half round: reported uncertain. Empty paper is as blank as a blank face: blank readings never."""
+        blank_set = len(self.coin_reader.blank) > 0
+        if reading.status == "ok":
+            return not (blank_set and reading.rank == 0)
+        return reading.status == "unclear" and not blank_set and rim.support >= 0.5
 
     def _circle_px(self, centre: np.ndarray, height: float) -> np.ndarray:
         a = np.linspace(0, 2 * math.pi, 32, endpoint=False)
@@ -764,8 +779,10 @@ def _coin_grid_proposals(coins: list[DetectedPiece], tried: list[np.ndarray]) ->
     pitch = float(np.median(nearest[paired]))
     offsets = np.array([xy[j] - xy[i] for i in range(len(xy)) for j in range(len(xy))
                         if i != j and abs(d[i, j] - pitch) < 0.2 * pitch])
-    angle = float(np.median(np.degrees(np.arctan2(offsets[:, 1], offsets[:, 0])) % 90.0))
-    a = math.radians(angle)
+    # the grid's turn: the directions modulo 90 degrees averaged on the circle (4 theta), as a median of angles
+    # modulo 90 is not: a square grid's 0.5 and 89.5 degrees are one direction
+    theta = np.arctan2(offsets[:, 1], offsets[:, 0])
+    a = math.atan2(float(np.mean(np.sin(4 * theta))), float(np.mean(np.cos(4 * theta)))) / 4
     u, v = pitch * np.array([math.cos(a), math.sin(a)]), pitch * np.array([-math.sin(a), math.cos(a)])
     grid = xy[paired]
     spots = np.concatenate([grid + step for step in (u, -u, v, -v)])
