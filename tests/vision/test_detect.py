@@ -35,7 +35,7 @@ def test_each_taught_edition_reads_easy_slider_boards(edition):
     assert total.wrong == 0 and total.extra <= 2, total.notes
     # 58 pieces; the classic and bold sets print a value-side ace as the suit's symbol, hard to tell from the
     # suit side: those coins may be uncertain
-    floor = {"default": 0.93, "classic": 0.88, "hand-made": 0.93, "bold": 0.75}[edition]
+    floor = {"default": 0.96, "classic": 0.93, "hand-made": 0.93, "bold": 0.85}[edition]
     assert total.accuracy >= floor, (total.accuracy, total.notes)
     assert total.missed <= 3, total.notes
 
@@ -57,8 +57,8 @@ def test_worse_pictures_make_pieces_uncertain_never_wrong(condition):
     frame = easy_slider_frame(210 + sorted(CONDITIONS).index(condition), **CONDITIONS[condition])
     result = score(_detect(frame, profile), frame, profile)
     assert result.wrong == 0 and result.extra <= 4, result.notes
-    # a lamp's glare washes the print off a third of this board's tiles: those are missed or uncertain
-    floor = 0.7 if condition == "glare" else 0.8
+    # a lamp's glare washes the print off some of this board's tiles: those are missed or uncertain
+    floor = 0.8 if condition == "glare" else 0.82
     assert result.accuracy >= floor, (result.accuracy, result.notes)
 
 
