@@ -33,6 +33,7 @@ saw: the hand and change boxes, the pieces read, the state and the last thing sa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -72,6 +73,20 @@ class TableReader(Protocol):
         """Find the table again in ``frame`` (the camera moved); None when done, else why it could not."""
         ...
 
+
+
+def one_blas_thread() -> contextlib.AbstractContextManager:
+    """A context in which numpy's BLAS (OpenBLAS) uses one thread. The detector makes many small matrix products
+    per frame; OpenBLAS's extra threads busy-wait between them. Measured on a shared 2-core machine:
+    ``tableside call --reveal`` on the reveal fixture took 37-39 s CPU and 76 s wall with BLAS's 2 threads,
+    9.5 s CPU and 20 s wall with one. The live loop judges one frame at a time, so one thread is all it needs.
+    (threadpoolctl sets it at run time; numpy is already loaded when a verb runs, too late for
+    OPENBLAS_NUM_THREADS.) Without threadpoolctl nothing changes."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
 
 @dataclass(frozen=True)
 class Event:

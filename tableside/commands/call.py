@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import queue
 import sys
 import threading
@@ -124,8 +125,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(err)) from None
     out = sys.stdout
     eyes = None
+    blas = contextlib.ExitStack()
     try:
         if args.source:
+            from tableside.session import one_blas_thread
+
+            blas.enter_context(one_blas_thread())
             from tableside.commands.watch import BoardsWatcher
 
             eyes = BoardsWatcher.open(args.source, args.calibration, args.profile, echo=out)
@@ -147,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
         if eyes is not None:
             eyes.close()
         announcer.close()
+        blas.close()
     if args.json:
         from tableside.output import print_json
 

@@ -61,7 +61,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.records is None and not args.brief and not args.json:
-        code = run_live(args)
+        from tableside.session import one_blas_thread
+
+        with one_blas_thread():
+            code = run_live(args)
         print()
         print("== the example records, replayed by the rules ==")
         args.brief = True

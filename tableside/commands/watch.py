@@ -638,7 +638,7 @@ def _load_profile(path: str | None) -> Any:
 def run(args: argparse.Namespace) -> int:
     from tableside.announcer import VoiceError, announcer_from_args
     from tableside.journal import Journal
-    from tableside.session import Annotator, Session, narrator_for
+    from tableside.session import Annotator, Session, narrator_for, one_blas_thread
     from vision.sources import open_source
 
     reading_game, room, name = game_and_room(args.game)
@@ -695,7 +695,8 @@ def run(args: argparse.Namespace) -> int:
                           narrator=narrator_for(name, args.say_moves or None), journal_path=args.journal,
                           journal=journal, journal_options={k: v for k, v in options.items() if v is not None},
                           annotator=annotator, echo=echo, json_events=args.json)
-        report = session.run(args.max_frames)
+        with one_blas_thread():
+            report = session.run(args.max_frames)
     finally:
         source.close()
         announcer.close()
