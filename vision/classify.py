@@ -136,6 +136,7 @@ class TileReader:
                 owner.append(len(self.labels) - 1)
         self.templates = np.asarray(rows, np.float32)  # (t, d)
         self.label_of = np.asarray(owner)
+        self.one_template_each = bool(np.array_equal(self.label_of, np.arange(len(self.labels))))
         n = TILE_CROP_PX
         index = np.arange(n * n * 3).reshape(n, n, 3)
         # A crop of a tile turned k quarter turns clockwise shows the upright face turned: undo with rot90(k).
@@ -202,6 +203,8 @@ class TileReader:
         scores = (x @ self.turned.T).reshape(len(crops), 4, len(self.templates))  # (n, turn, template)
         per_template = scores.max(axis=1)
         turn_of = scores.argmax(axis=1)
+        if self.one_template_each:
+            return raw, per_template, turn_of
         per_label = np.full((len(crops), len(self.labels)), -1.0, np.float32)
         turn = np.zeros((len(crops), len(self.labels)), int)
         for t, label in enumerate(self.label_of):
