@@ -330,3 +330,51 @@ def test_the_callers_reveal_is_read_out_from_the_camera_with_the_real_vision(cap
     wavs = sorted(said_dir.glob("*.wav"))
     assert len(wavs) == len(calls) and all(_loud_wav(w) for w in wavs)
     assert wavs[-1].name.endswith("-go.wav")
+
+
+def test_the_reveal_waits_for_the_tiles_face_down_before_reading_anything_out(profile_args):
+    """The previous round's board is still face up when the reveal begins (the camera's first still frames):
+    nothing is read out from it; once the Caller has turned the tiles face down, the new reveal is followed
+    (the reveal fixture, played after a second of the finished board)."""
+    import cv2
+    from make_live_fixtures import REVEAL_VIDEO
+
+    from calibration.profile import load_profile
+    from tableside.commands.watch import BoardsWatcher, VisionReader
+    from tableside.session import one_blas_thread
+    from vision.sources import Frame
+
+    doc = json.loads(REVEAL_VIDEO.with_suffix(".json").read_text())
+    cap = cv2.VideoCapture(str(REVEAL_VIDEO))
+    images = []
+    while True:
+        ok, image = cap.read()
+        if not ok:
+            break
+        images.append(image)
+    cap.release()
+    shown = [images[-1]] * 6 + images  # the finished board, then the Caller turning the tiles face down
+
+    class Played:
+        def __init__(self) -> None:
+            self.frames = iter(enumerate(shown))
+
+        def read(self) -> Frame | None:
+            i, image = next(self.frames, (None, None))
+            return None if i is None else Frame(image, i, i / doc["fps"], "played")
+
+        def close(self) -> None:
+            pass
+
+    echo = io.StringIO()
+    profile = load_profile(profile_args[1]) if profile_args else None
+    watcher = BoardsWatcher(Played(), VisionReader("easy-slider", profile=profile), echo=echo)
+    heard: list[tuple[str, int]] = []  # what was said, and the frame read just before
+    caller = Caller(["Ann"], 1, 99, say=lambda text: heard.append((text, (watcher.read_frames or [-1])[-1])))
+    with one_blas_thread():
+        watcher.reveal(caller)
+    assert caller.said == ["Round 1: reveal the board", *es.Setup.from_seed(doc["seed"]).script(), "Go!"]
+    assert watcher.read_frames[0] < 6 and "waiting for the tiles to be laid face down" in echo.getvalue()
+    # the first pawn is said from the new reveal (its first step's still period), not from the old board
+    assert heard[1] == (caller.said[1], heard[1][1]) and heard[1][1] >= 6 + doc["stills"][1]["start"]
+    assert caller.revealed_state == es.Setup.from_seed(doc["seed"]).state()
