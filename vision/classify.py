@@ -219,17 +219,21 @@ class TileReader:
         return reading.status == "ok" and reading.score < self._typical[reading.side] - _DEGRADED
 
     def read_batch(self, big: np.ndarray, margin: int, search: np.ndarray | None = None,
-                   align: np.ndarray | None = None) -> list[tuple[Reading, tuple[int, int]]]:
+                   align: np.ndarray | None = None, features: tuple | None = None,
+                   features_out: list | None = None) -> list[tuple[Reading, tuple[int, int]]]:
         """Read tile crops ``margin`` pixels wider on each side than a tile crop (n, TILE_CROP_PX + 2 margin,
         ...): each at its middle window first, all at once; only those not read clearly there are searched for
         a better window (:meth:`read_aligned`): a fitted outline puts the window within a pixel or two. Where
         ``search`` is set (a clear outline: surely a tile), a crop that matches nothing is searched too (a back's
         printed grid can pull the outline's fit a couple of millimetres off, and a back is unlike itself then).
-        ``align``: which crops may be searched at all (default all)."""
+        ``align``: which crops may be searched at all (default all). ``features``: the middle windows'
+        :meth:`per_label_batch` when already computed; ``features_out``, a list, receives them."""
         if len(big) == 0:
             return []
         n, m = TILE_CROP_PX, margin
-        raw, per_label, turn = self.per_label_batch(big[:, m : m + n, m : m + n])
+        raw, per_label, turn = features if features is not None else self.per_label_batch(big[:, m : m + n, m : m + n])
+        if features_out is not None:
+            features_out.append((raw, per_label, turn))
         out = []
         for i in range(len(big)):
             reading = self._judge(raw[i], per_label[i], turn[i], None)

@@ -304,7 +304,8 @@ class Detector:
         step_mm = TILE_CROP_MM / n
         # every crop read at its fitted pose first; only those not read and on no tile read are searched around
         # (the matched filter's echoes between the tiles of a grid need no search)
-        first = self.tile_reader.read_batch(big, m, align=np.zeros(len(poses), bool))
+        computed: list = []
+        first = self.tile_reader.read_batch(big, m, align=np.zeros(len(poses), bool), features_out=computed)
         centres = np.array([p.centre for p in poses])
         clear = np.array([r.status == "ok" and not self.tile_reader.degraded(r) for r, _ in first])
         near = np.sum((centres[:, None] - centres[None]) ** 2, axis=2) < (0.6 * TILE_MM) ** 2
@@ -313,7 +314,9 @@ class Detector:
         redo = np.nonzero(alone & ~clear)[0]
         readings = list(first)
         if len(redo):
-            again = self.tile_reader.read_batch(big[redo], m, None if search is None else search[redo])
+            raw, per_label, turn = computed[0]
+            again = self.tile_reader.read_batch(big[redo], m, None if search is None else search[redo],
+                                                features=(raw[redo], per_label[redo], turn[redo]))
             for i, reading in zip(redo, again, strict=True):
                 readings[i] = reading
         for pose, support, only, (reading, (dx, dy)) in zip(poses, supports, face_only, readings, strict=True):
