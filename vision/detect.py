@@ -557,10 +557,13 @@ class Detector:
         strong = peaks_view[:, 2] >= _COIN_VOTES_MIN
         found = self._fit_and_read_coins(image, shapes, self.view.to_table(peaks_view[strong, :2]), tiles,
                                          seen_at_zero=True)
-        if not strong.all():
+        faint = self.view.to_table(peaks_view[~strong, :2])
+        if len(found) and len(faint):  # not on a coin found already (its rim's echo, a numeral's curve)
+            taken = np.array([[piece.x_mm, piece.y_mm] for _, _, piece in found])
+            faint = faint[np.min(np.sum((faint[:, None] - taken[None]) ** 2, axis=2), axis=1) >= COIN_MM**2]
+        if len(faint):
             # faint rims (a near-white coin on white paper): only coins that read surely as a printed face
-            found += self._fit_and_read_coins(image, shapes, self.view.to_table(peaks_view[~strong, :2]), tiles,
-                                              seen_at_zero=True, strict=True)
+            found += self._fit_and_read_coins(image, shapes, faint, tiles, seen_at_zero=True, strict=True)
         tried = [c for _, c, _ in found]
         for _round in range(_COIN_GRID_ROUNDS):
             coins = _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)
