@@ -773,6 +773,15 @@ def _coin_values(layout: CoinGridLayout, room: str, hidden_ok: bool) -> tuple[li
     return values, notes
 
 
+def _one_die(pieces: list[DetectedPiece]) -> list[DetectedPiece]:
+    """The pieces without doubtful dice when exactly one die is read surely: the rooms have one die (you), and a
+    die reported twice (a doubtful copy beside the sure one, seen on rendered frames) is that die."""
+    sure = [p for p in pieces if _kind(p) is Kind.DIE and not p.uncertain]
+    if len(sure) != 1:
+        return pieces
+    return [p for p in pieces if _kind(p) is not Kind.DIE or not p.uncertain]
+
+
 def _die_on(layout: CoinGridLayout) -> tuple[int | None, DetectedPiece | None]:
     if not layout.dice:
         return None, None
@@ -786,6 +795,7 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
     from rules.epic_funhouse import roll_out_the_barrels as rob
     from rules.epic_funhouse.die import arrangement_named
 
+    pieces = _one_die(pieces)
     layout = find_coin_grid(pieces, 4, 6)
     if layout is None or not layout.cells:
         raise _wrong_game(pieces, "roll-out-the-barrels", "barrel maze (a 4x6 grid of coins)")
@@ -838,6 +848,7 @@ def _read_whack(pieces: list[DetectedPiece], grid: Any = None, die_coin: str | N
     from rules.epic_funhouse import whack_a_dummy as wad
     from rules.epic_funhouse.roll_out_the_barrels import cell_name
 
+    pieces = _one_die(pieces)
     layout = find_coin_grid(pieces, 4, 6)
     if layout is None or not layout.cells:
         raise _wrong_game(pieces, "whack-a-dummy", "Whack-a-Dummy board (a 4x6 grid of coins)")

@@ -510,6 +510,13 @@ def test_roll_out_the_barrels_score_with_the_die_on_a_hidden_coin():
     assert result.details["path"] == [roll_out_the_barrels.cell_name(i) for i in path]
     assert result.reading.state.grid == tuple(grid)
     assert any("under the die" in n for n in result.reading.notes)
+    # a die reported twice (a doubtful copy beside it, seen on rendered frames): the sure one is you; two sure: no
+    ghost = DetectedPiece(Kind.DIE, detections[-1].x_mm + 13.0, detections[-1].y_mm + 4.0, 0.0, uncertain=True,
+                          reason="outline unclear")
+    assert score_room(detections + [ghost], "epic-funhouse", "roll-out-the-barrels").score == score
+    twin = DetectedPiece(Kind.DIE, detections[2].x_mm, detections[2].y_mm, 0.0, suit=Suit.ARMS, rank=3, height_mm=3.0)
+    with pytest.raises(NotReadable, match="2 dice stand on the maze"):
+        score_room(detections + [twin], "epic-funhouse", "roll-out-the-barrels")
 
 
 def test_whack_a_dummy_needs_the_grid_for_face_down_values():

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from state_scenes import EDITIONS, STATE_GAMES, state_case
 from test_check_cli import run_cli
+from test_reading import DONE_CASES
 
 from rules import martian_shuffleboard as ms
 
@@ -69,9 +70,8 @@ ABSTAINS: dict[tuple[str, str], str] = {
 SCORE_ABSTAINS: dict[tuple[str, str], str] = {key: ABSTAINS[key] for key in (
     ("magic-mirror", "default"), ("roll-out-the-barrels", "default"), ("trampo-land", "default"))}
 
-#: Done-check cases of tests/test_reading.py (the frames benchmarks/bench_states.py uses too).
-DONE_CASES = ("solved", "swap", "hole", "null-up", "hand")
-#: (case, edition) -> why the verdict is "unsure" where the truth is known (never a wrong verdict).
+#: (Done-check case of test_reading.DONE_CASES, edition) -> why the verdict is "unsure" where the truth is
+#: known (never a wrong verdict).
 DONE_ABSTAINS: dict[tuple[str, str], str] = {
     ("swap", "default"): "tiles not read surely (cells next to them not judged)",
     ("solved", "hand-made"): "pawns or coins not read surely",
