@@ -295,3 +295,38 @@ def test_bad_input_is_refused(frames):
     small = cv2.resize(np.zeros((1232, 1640, 3), np.uint8), (820, 616))
     with pytest.raises(Exception, match="calibration"):
         detect_figures(small, calibration)
+
+
+def test_a_fitted_piece_is_checked_against_the_region_seen():
+    """The size/pose checks' geometry: a piece fitted half off the region seen (a Small lying flat read upright
+    over the print, where only part of it showed) reaches beyond it; a Large's region read as a Medium is mostly
+    left uncovered; the right model fits its region both ways."""
+    from types import SimpleNamespace
+
+    from vision.figure_search import _MIN_EXPLAINED_SHARE, _MIN_SEEN_SHARE, _seen_shares
+    from vision.figure_segmentation import Blob, TableView
+
+    view = TableView(np.zeros((200, 200, 3), np.uint8), (0.0, 0.0, 200.0, 200.0), 1.0, np.ones((200, 200), bool))
+    search = SimpleNamespace(view=view)
+
+    def region(size: PyramidSize, pose: str) -> Blob:
+        outline = silhouette_mm(pyramid_model(size, pose), (100.0, 100.0, 30.0), None)
+        mask = np.zeros((200, 200), np.uint8)
+        cv2.fillPoly(mask, [np.round(view.to_px(outline) * 16).astype(np.int32).reshape(-1, 1, 2)], 1,
+                     cv2.LINE_8, 4)
+        ys, xs = np.nonzero(mask)
+        x, y, w, h = xs.min(), ys.min(), xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+        return Blob(1, (x, y, w, h), float(mask.sum()), outline, outline, False, mask[y : y + h, x : x + w])
+
+    def shares(blob: Blob, size: PyramidSize, pose: str, at=(100.0, 100.0, 30.0)) -> tuple[float, float]:
+        return _seen_shares(search, blob, silhouette_mm(pyramid_model(size, pose), at, None))
+
+    for pose in ("upright", "flat"):
+        own = region(PyramidSize.SMALL, pose)
+        on, of = shares(own, PyramidSize.SMALL, pose)
+        assert on > 0.95 and of > 0.95, pose
+        on, _ = shares(own, PyramidSize.SMALL, pose, (107.0, 100.0, 30.0))  # 7 mm aside: half of it off
+        assert on < _MIN_SEEN_SHARE, (pose, on)
+    large = region(PyramidSize.LARGE, "upright")
+    on, of = shares(large, PyramidSize.MEDIUM, "upright")
+    assert on > 0.95 and of < _MIN_EXPLAINED_SHARE
