@@ -14,9 +14,10 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
 demo: $(BIN)/.installed
 	$(BIN)/tableside demo
 
+# one BLAS thread per test worker: the workers already fill the cores, and idle OpenBLAS threads busy-wait
 test: $(BIN)/.installed-test
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 lint: $(BIN)/.installed-test
 	$(BIN)/ruff check .
