@@ -610,7 +610,7 @@ class Detector:
         for k in order:
             rim = rims[k]
             least = _BLANK_RIM_SUPPORT if on_face[k] else _BACK_RIM_SUPPORT if base[k] > 0 else _RIM_SUPPORT_MIN
-            if rim.match < _RIM_MATCH_MIN or rim.support < least:
+            if rim.match < (_BLANK_RIM_MATCH if grown else _RIM_MATCH_MIN) or rim.support < least:
                 continue
             if base[k] > 0 and rim.polarity < _RIM_POLARITY:
                 continue
