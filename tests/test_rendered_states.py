@@ -28,8 +28,6 @@ from test_reading import DONE_CASES
 
 from rules import martian_shuffleboard as ms
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
 
 class Abstained(Exception):
     """The verb said it cannot read the frame surely (exit 2 with one line): the one acceptable failure."""
@@ -135,8 +133,7 @@ def _room_truth(name: str, case) -> dict:
     ["default"])))
 def test_room_score_equals_the_rules_engine(capsys, name, edition):
     case = state_case(name, edition, SEEDS[name][edition])
-    argv = [a for a in case.argv if a not in ("--die-coin",)]
-    code, out, err = run_cli(capsys, "score", case.image_path, "--profile", _profile(edition), "--json", *argv)
+    code, out, err = run_cli(capsys, "score", case.image_path, "--profile", _profile(edition), "--json", *case.argv)
     if code != 0:
         raise _abstained(code, err)
     report = json.loads(out)
