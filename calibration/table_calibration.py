@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -108,9 +109,16 @@ class Calibration:
     def _distort(self, points_px: np.ndarray) -> np.ndarray:
         return distort_points(points_px, self.lens) if self.lens is not None else points_px
 
+    @cached_property
+    def _inverse_homography(self) -> np.ndarray:
+        """Table mm -> undistorted px on the table plane (computed once: the calibration is immutable and the
+        vision maps points through it dozens of times per frame)."""
+        return np.linalg.inv(self.homography)
+
+    @cached_property
     def _table_to_undistorted(self) -> tuple[np.ndarray, np.ndarray | None]:
         """``G0`` (table mm on the table -> undistorted px) scaled like ``K [r1 r2 t]``, and ``K r3`` (or None)."""
-        g0 = np.linalg.inv(self.homography)
+        g0 = self._inverse_homography
         if self.camera is None:
             return g0, None
         pose_g = self.camera.plane_to_pixel(0.0)
@@ -120,7 +128,7 @@ class Calibration:
     def _plane_matrices(self, height_mm: float | np.ndarray, count: int) -> np.ndarray:
         """(count, 3, 3) table-at-height -> undistorted px homographies: G0 with its third column moved by h K r3
         (the plane z = -h; see calibration.parallax). The fitted homography is kept exactly at h = 0."""
-        g0, k_r3 = self._table_to_undistorted()
+        g0, k_r3 = self._table_to_undistorted
         heights = np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (count,))
         matrices = np.repeat(g0[None], count, axis=0)
         if k_r3 is not None:
@@ -144,7 +152,7 @@ class Calibration:
         points = np.asarray(points_mm, dtype=np.float64)
         flat = points.reshape(-1, 2)
         if self.camera is None or np.all(np.asarray(height_mm) == 0):
-            undistorted = apply_homography(np.linalg.inv(self.homography), flat)
+            undistorted = apply_homography(self._inverse_homography, flat)
         else:
             matrices = self._plane_matrices(height_mm, len(flat))
             homogeneous = np.column_stack([flat, np.ones(len(flat))])
