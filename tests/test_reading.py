@@ -712,19 +712,27 @@ def _teach_once(edition: str):
 def _teach(edition: str):
     """The vision tests' taught profile (tests/vision/detect_scenes.py; one cache for the whole suite), taught
     again when it is older than any vision or calibration source: its cache key covers only a few modules, and a
-    profile taught by older code read some rendered frames differently from a fresh one (seen)."""
+    profile taught by older code read some rendered frames differently from a fresh one (seen). The new profile
+    replaces the old atomically (another test process may be reading it)."""
     import os
     from pathlib import Path
 
+    from calibration.profile import save_profile
+    from calibration.table_calibration import calibrate_from_sheet
+    from calibration.teach import build_profile
+    from vision.detect import survey_teach_photo
+
+    ds = _scenes()
     root = Path(__file__).resolve().parents[1]
     newest = max(f.stat().st_mtime for folder in ("vision", "calibration") for f in (root / folder).glob("*.py"))
-    path = _scenes().taught_profile_path(edition)
+    path = ds.taught_profile_path(edition)
     if path.stat().st_mtime < newest:
-        try:
-            os.remove(path)
-        except FileNotFoundError:  # another test process is teaching it again
-            pass
-        path = _scenes().taught_profile_path(edition)
+        photos = ds.teach_photos(edition)
+        surveyed = [survey_teach_photo(p.image, calibrate_from_sheet(p.image), name=f"photo {i + 1}")
+                    for i, p in enumerate(photos)]
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        save_profile(build_profile(surveyed, name=edition), temporary)
+        os.replace(temporary, path)
     return path
 
 
