@@ -52,6 +52,7 @@ _SIDE_MARGIN = 0.2  # coins: how far the best label of the other side must trail
 _SEARCH_FURTHER = 0.35  # tiles: a window pulled by the shared layout must correlate this much to search on
 _RIM_RINGS = 3  # coins: the outer rings of the polar features (from 6.6 mm out: the printed rim)
 _FIRST_LOOK = 0.35  # coins: correlation with the best face, unaligned, for a candidate to be read at all
+SEARCH_MIN_SCORE = 0.25  # a tile crop correlating less with every label is not searched around
 _BLANK_SUIT_MARGIN = 0.25  # how clearly a blank coin's rim must match one suit's for the suit to be given
 _BLANK_RIM_MIN = 0.45  # correlation of a blank-looking coin's rim with a blank face's, for it to be one
 _BLANK_RIM_SCORE = 0.3  # correlation of a blank coin's rim with the best blank face's, for its suit
@@ -241,8 +242,8 @@ class TileReader:
             allowed = align is None or bool(align[i])
             # a clear reading well below what the face typically scores is checked too: its rivals, read where
             # they fit, may come closer than they do at this window
-            if (reading.status != "ok" or self.degraded(reading)) and (per_label[i].max() >= 0.25 or forced) \
-                    and m > 0 and allowed:
+            if (reading.status != "ok" or self.degraded(reading)) and m > 0 and allowed \
+                    and (per_label[i].max() >= SEARCH_MIN_SCORE or forced):
                 out.append(self.read_aligned(big[i], m, first=(raw[i], per_label[i], turn[i]), force=forced))
             else:
                 out.append((reading, (0, 0)))
@@ -343,7 +344,7 @@ class TileReader:
             return windows[(dx, dy)]
 
         _, per_label, turn = window(0, 0)
-        if per_label.max() < 0.25 and not force:  # nothing like a tile here: do not search
+        if per_label.max() < SEARCH_MIN_SCORE and not force:  # nothing like a tile here: do not search
             return self._judge(windows[(0, 0)][0], per_label, turn, None), (0, 0)
         features = self._big_features(big, m)
         # first the layout every face shares (frame, corner symbols; or the back's pattern) at the likeliest

@@ -102,39 +102,44 @@ def crop_homographies(
 
 
 @njit(cache=True, nogil=True)
-def _maps(homographies, size_mm, out_px, map_x, map_y):  # pragma: no cover - numba
-    """Remap maps of every piece's crop, stacked down: row i * out_px + r, column c samples local mm
-    ((c + 0.5) * s - size / 2, (r + 0.5) * s - size / 2), s = size / out_px."""
+def _maps(homographies, size_mm, out_px, first, count, map_x, map_y):  # pragma: no cover - numba
+    """Remap maps of every piece's crop, stacked down: row i * count + r, column c samples local mm
+    ((first + c + 0.5) * s - size / 2, (first + r + 0.5) * s - size / 2), s = size / out_px (pixels ``first`` ..
+    ``first + count`` of an ``out_px`` crop, each computed exactly as in the whole crop)."""
     step = size_mm / out_px
     origin = 0.5 * step - size_mm / 2.0
     for i in range(homographies.shape[0]):
         h = homographies[i]
-        for r in range(out_px):
-            v = origin + r * step
-            for c in range(out_px):
-                u = origin + c * step
+        for r in range(count):
+            v = origin + (first + r) * step
+            for c in range(count):
+                u = origin + (first + c) * step
                 w = h[2, 0] * u + h[2, 1] * v + h[2, 2]
-                map_x[i * out_px + r, c] = (h[0, 0] * u + h[0, 1] * v + h[0, 2]) / w
-                map_y[i * out_px + r, c] = (h[1, 0] * u + h[1, 1] * v + h[1, 2]) / w
+                map_x[i * count + r, c] = (h[0, 0] * u + h[0, 1] * v + h[0, 2]) / w
+                map_y[i * count + r, c] = (h[1, 0] * u + h[1, 1] * v + h[1, 2]) / w
 
 
 def sample_with(image: np.ndarray, homographies: np.ndarray, size_mm: float, out_px: int,
-                oversample: int = 1) -> np.ndarray:
+                oversample: int = 1, window: tuple[int, int] | None = None) -> np.ndarray:
     """Crops (n, out_px, out_px, channels) uint8 of squares of ``size_mm`` in each piece's local millimetres
     (``homographies`` from :func:`piece_homographies`), ``oversample`` x ``oversample`` samples averaged per
-    crop pixel (anti-aliasing when the frame has more pixels per mm than the crop). Outside the frame is black."""
+    crop pixel (anti-aliasing when the frame has more pixels per mm than the crop). Outside the frame is black.
+    ``window`` (first, count): only crop pixels ``first`` .. ``first + count`` along both axes, the same values
+    as in the whole crop (n, count, count, channels): the middle of a crop made wide for a search, without it."""
     n = len(homographies)
     channels = 1 if image.ndim == 2 else image.shape[2]
+    first, count = (0, out_px) if window is None else (int(window[0]), int(window[1]))
     if n == 0:
-        return np.zeros((0, out_px, out_px, channels), np.uint8)
-    big = out_px * oversample
+        return np.zeros((0, count, count, channels), np.uint8)
+    big = count * oversample
     map_x = np.empty((n * big, big), np.float32)
     map_y = np.empty((n * big, big), np.float32)
-    _maps(np.ascontiguousarray(homographies, dtype=np.float64), float(size_mm), big, map_x, map_y)
+    _maps(np.ascontiguousarray(homographies, dtype=np.float64), float(size_mm), out_px * oversample,
+          first * oversample, big, map_x, map_y)
     stacked = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     if oversample > 1:  # whole blocks of oversample x oversample: each crop averages only its own samples
-        stacked = cv2.resize(stacked, (out_px, n * out_px), interpolation=cv2.INTER_AREA)
-    return stacked.reshape(n, out_px, out_px, channels)
+        stacked = cv2.resize(stacked, (count, n * count), interpolation=cv2.INTER_AREA)
+    return stacked.reshape(n, count, count, channels)
 
 
 def oversampling(calibration: Calibration, centre_mm: np.ndarray, size_mm: float, out_px: int) -> int:

@@ -54,7 +54,7 @@ from calibration.teach import (
     _blocks,
 )
 from rules.pieces import COIN_MM, TILE_MM, Kind
-from vision.classify import CoinReader, Reading, TileReader
+from vision.classify import SEARCH_MIN_SCORE, CoinReader, Reading, TileReader
 from vision.coins import fit_coins
 from vision.crops import oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
@@ -273,14 +273,14 @@ class Detector:
                 for centre, angle, fit, right, down in zip(centres, angles, fits, rights, downs, strict=True)]
 
     def _sample_tiles(self, image: np.ndarray, homographies: np.ndarray, centre: np.ndarray, size_mm: float,
-                      out_px: int) -> np.ndarray:
+                      out_px: int, window: tuple[int, int] | None = None) -> np.ndarray:
         """Tile crops (a tile crop has under 1 px/mm): sampled from the frame halved once (2 x 2 block means,
         made once per frame) where the frame has over 2 px/mm there, so that each crop pixel averages 4 samples
         of the half frame instead of 9 or 16 of the whole one (the crops differ by a hair; half the cost)."""
         native = self.calibration.px_per_mm_at(np.asarray(centre, float).reshape(2))
         if native * size_mm / out_px < 2.0:
             return sample_with(image, homographies, size_mm, out_px,
-                               oversampling(self.calibration, centre, size_mm, out_px))
+                               oversampling(self.calibration, centre, size_mm, out_px), window)
         if self._half is None or self._half[0] is not image:  # (made again for every detect: see detect)
             # 2 x 2 block means (cv2.pyrDown's Gaussian would make the crops softer than teach's templates)
             half = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2), interpolation=cv2.INTER_AREA)
@@ -288,7 +288,7 @@ class Detector:
         # pixel i of the half frame is centred on pixel 2 i + 0.5 of the frame
         to_half = np.array([[0.5, 0.0, -0.25], [0.0, 0.5, -0.25], [0.0, 0.0, 1.0]])
         oversample = max(2, min(4, int(math.ceil(native / 2 * size_mm / out_px + 0.25))))
-        return sample_with(self._half[1], to_half @ homographies, size_mm, out_px, oversample)
+        return sample_with(self._half[1], to_half @ homographies, size_mm, out_px, oversample, window)
 
     def _read_poses(self, image: np.ndarray, poses: list[_Pose], supports: list, face_only: list[bool],
                     search: np.ndarray | None = None) -> list[_TileFinding]:
@@ -301,23 +301,29 @@ class Detector:
         angles = np.array([p.angle_deg for p in poses])
         size = TILE_CROP_MM * (n + 2 * m) / n
         homographies = piece_homographies(self.calibration, centres, angles, self.profile.tile_thickness_mm, size)
-        big = self._sample_tiles(image, homographies, centres[0], size, n + 2 * m)
+        # every crop read at its fitted pose first (its middle window only, sampled as in the wide crop); only
+        # those not read and on no tile read are searched around, in the wide crop sampled for them alone
+        # (the matched filter's echoes between the tiles of a grid need no search; most squares are read at once)
+        middle = self._sample_tiles(image, homographies, centres[0], size, n + 2 * m, window=(m, n))
         findings = []
         step_mm = TILE_CROP_MM / n
-        # every crop read at its fitted pose first; only those not read and on no tile read are searched around
-        # (the matched filter's echoes between the tiles of a grid need no search)
         computed: list = []
-        first = self.tile_reader.read_batch(big, m, align=np.zeros(len(poses), bool), features_out=computed)
+        first = self.tile_reader.read_batch(middle, 0, align=np.zeros(len(poses), bool), features_out=computed)
         centres = np.array([p.centre for p in poses])
         clear = np.array([r.status == "ok" and not self.tile_reader.degraded(r) for r, _ in first])
         near = np.sum((centres[:, None] - centres[None]) ** 2, axis=2) < (0.6 * TILE_MM) ** 2
         np.fill_diagonal(near, False)
         alone = ~np.any(near & clear[None, :], axis=1)  # on no other tile read clearly
-        redo = np.nonzero(alone & ~clear)[0]
+        raw, per_label, turn = computed[0]
+        # the reader searches only crops like a tile somewhere (or forced): the rest keep their first reading
+        searched = per_label.max(axis=1) >= SEARCH_MIN_SCORE
+        if search is not None:
+            searched |= np.asarray(search, bool)
+        redo = np.nonzero(alone & ~clear & searched)[0]
         readings = list(first)
         if len(redo):
-            raw, per_label, turn = computed[0]
-            again = self.tile_reader.read_batch(big[redo], m, None if search is None else search[redo],
+            big = self._sample_tiles(image, homographies[redo], centres[0], size, n + 2 * m)
+            again = self.tile_reader.read_batch(big, m, None if search is None else search[redo],
                                                 features=(raw[redo], per_label[redo], turn[redo]))
             for i, reading in zip(redo, again, strict=True):
                 readings[i] = reading
