@@ -172,6 +172,7 @@ class Detector:
         self.tile_reader = TileReader(self.profile)
         self.coin_reader = CoinReader(self.profile)
         self.markers_mm = _sheet_markers(calibration)
+        self.sheet_mm = _sheet_rect(calibration)
         self._colour_view: TableView | None = None
         self._half: tuple[np.ndarray, np.ndarray] | None = None  # (frame, the frame halved): see _sample_tiles
 
@@ -353,6 +354,7 @@ class Detector:
         usable = [(pose, fit) for pose, fit in fitted if _outline_usable(fit.support)]
         usable.sort(key=lambda item: -sum(item[1].support))
         chosen = [usable[i] for i in _apart([pose.centre for pose, _ in usable], 0.6 * TILE_MM)]
+        chosen = [(pose, fit) for pose, fit in chosen if not self._open_off_sheet(pose, fit.support)]
         findings = self._read_poses(image, [p for p, _ in chosen], [f.support for _, f in chosen],
                                     [False] * len(chosen))
         if self.profile.tile_back is not None:
@@ -398,8 +400,10 @@ class Detector:
             refits = self._fit_tiles(shapes.gradients, proposals[:, :2], proposals[:, 2])
             poses = [pose if _outline_usable(fit.support) else _Pose(proposal[:2], float(proposal[2]))
                      for (pose, fit), proposal in zip(refits, proposals, strict=True)]
-            findings += self._read_poses(image, poses, [fit.support for _, fit in refits],
-                                         [not _outline_usable(fit.support) for _, fit in refits])
+            kept = [k for k, (pose, (_, fit)) in enumerate(zip(poses, refits, strict=True))
+                    if not (_outline_usable(fit.support) and self._open_off_sheet(pose, fit.support))]
+            findings += self._read_poses(image, [poses[k] for k in kept], [refits[k][1].support for k in kept],
+                                         [not _outline_usable(refits[k][1].support) for k in kept])
         best = _best_tiles(findings)
         best = self._snap_half_off(image, best)
         pieces = self._tile_pieces([f.pose for f in best], [f.reading for f in best])
@@ -443,6 +447,22 @@ class Detector:
             return False
         x, y = float(point[0]), float(point[1])
         return any(abs(x - (x0 + x1) / 2) < 8.0 and abs(y - (y0 + y1) / 2) < 8.0 for x0, y0, x1, y1 in self.markers_mm)
+
+    def _open_off_sheet(self, pose: _Pose, support: tuple[float, float, float, float]) -> bool:
+        """Whether a square outline lacks a side altogether where that side lies out on the table, off the
+        calibration sheet: the sheet's edge and a tile's edge beside it make a tile-sized square with three
+        sides, its fourth out on the bare table. A tile there would show its edge against the table all round
+        (on the sheet, white tiles on white paper may show no edge on a side: those squares are read)."""
+        if self.sheet_mm is None or min(support) > 0.0:
+            return False
+        x0, y0, x1, y1 = self.sheet_mm
+        right, down = piece_axes(pose.angle_deg)
+        half, margin = TILE_MM / 2, 2.0
+        for normal, share in zip((-right, right, -down, down), support, strict=True):
+            x, y = pose.centre + half * normal
+            if share <= 0.0 and not (x0 - margin < x < x1 + margin and y0 - margin < y < y1 + margin):
+                return True
+        return False
 
     def _near_marker(self, point: np.ndarray) -> bool:
         """Whether a tile-sized square at ``point`` would overlap one of the calibration sheet's markers (a
@@ -822,6 +842,18 @@ def _sheet_markers(calibration: Calibration) -> list[tuple[float, float, float, 
             for c in layout.markers.values()]
 
 
+def _sheet_rect(calibration: Calibration) -> tuple[float, float, float, float] | None:
+    """The table rectangle (x0, y0, x1, y1 mm) of the calibration sheet, when the calibration was made from one
+    (the sheet's layout is in table millimetres: its top-left corner is the table's origin)."""
+    report = calibration.report
+    if report is None or not report.paper:
+        return None
+    from calibration.sheet import PAPER_SIZES_MM
+
+    size = PAPER_SIZES_MM.get(report.paper.strip().lower())
+    return None if size is None else (0.0, 0.0, float(size[0]), float(size[1]))
+
+
 def _inside_tiles(tiles: list[DetectedPiece], points: np.ndarray) -> np.ndarray:
     """(points, tiles) bool: :func:`_inside` of every point (n, 2) mm in every tile, at once."""
     if not tiles or len(points) == 0:
@@ -1033,6 +1065,7 @@ class _ShapeOnly(Detector):
         self.profile = None  # type: ignore[assignment]
         self.check_profile = False
         self.markers_mm = _sheet_markers(calibration)
+        self.sheet_mm = _sheet_rect(calibration)
         self._colour_view = None
         self._half = None
 
