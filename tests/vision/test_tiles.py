@@ -46,3 +46,28 @@ def test_nudged_and_turned_tiles_of_a_gapped_board():
     assert result.correct >= 23, result.notes
     angles = {round(p.angle_deg / 90.0) % 4 for p in detection.pieces if p.rank not in (0, None)}
     assert angles == {0}  # the printed face says which way is up: all upright
+
+
+def test_tiles_beside_and_across_the_sheets_edge_are_read():
+    # squares open on a side out on the bare table are not read (the sheet's edge beside a tile's makes one):
+    # real tiles off the sheet, or across its edge, show their edges against the table all round and are read
+    frame = board_frame(tile_grid(6, 3, 2, gap_mm=5.0, centre_mm=(10.0, 220.0)), 6)
+    detection, result = _read(frame, kinds=("tile",))
+    assert result.wrong == 0 and result.extra == 0, result.notes
+    assert result.visible == 6 and result.correct >= 5 and result.missed == 0, (result, result.notes)
+
+
+def test_a_crops_middle_window_is_sampled_exactly_as_in_the_wide_crop():
+    import numpy as np
+
+    from vision.crops import sample_with
+
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 256, (400, 500, 3), dtype=np.uint8)
+    homographies = np.array([[[3.0, 0.3, 250.0], [-0.2, 3.1, 200.0], [2e-4, -1e-4, 1.0]]]) \
+        + rng.normal(0.0, 2e-3, (6, 3, 3)) * np.array([[1, 1, 100], [1, 1, 100], [0.01, 0.01, 0]])
+    for oversample in (1, 2, 3):
+        wide = sample_with(image, homographies, 52.8, 48, oversample)
+        middle = sample_with(image, homographies, 52.8, 48, oversample, window=(4, 40))
+        assert middle.shape == (6, 40, 40, 3)
+        assert np.array_equal(middle, wide[:, 4:44, 4:44])
