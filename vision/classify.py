@@ -503,9 +503,11 @@ class CoinReader:
             step //= 2
             windows = list(scores)
             per_window = np.stack([scores[w].max(axis=1) for w in windows])  # (windows, labels)
+            around = []  # the likeliest labels' neighbourhoods read in one batch (one FFT and product)
             for label in np.argsort(-per_window.max(axis=0))[:3]:
                 bx, by = windows[int(np.argmax(per_window[:, label]))]
-                look([(bx + dx, by + dy) for dx in (-step, 0, step) for dy in (-step, 0, step)])
+                around += [(bx + dx, by + dy) for dx in (-step, 0, step) for dy in (-step, 0, step)]
+            look(list(dict.fromkeys(around)))
         windows = list(scores)
         stack = np.stack([scores[w] for w in windows])  # (windows, labels, angles)
         per_label = stack.max(axis=2)  # (windows, labels)
