@@ -1,7 +1,7 @@
 """Regenerate the committed rendered fixtures, deterministically:
 
     .venv/bin/python tests/make_fixtures.py            # everything
-    .venv/bin/python tests/make_fixtures.py scenes     # or: video, docs
+    .venv/bin/python tests/make_fixtures.py scenes     # or: docs
 
 fixtures/scenes/  rendered frames (JPEG, quality 85) with their ground truth (<name>.json, see tablescene.truth):
     easy_slider.jpg            an Easy Slider board, default edition, on an A3 sheet, 1640x1232 (a mug, a pencil
@@ -10,15 +10,14 @@ fixtures/scenes/  rendered frames (JPEG, quality 85) with their ground truth (<n
     martian_shuffleboard.jpg   three players' pyramids around an A3 sheet, some flat, some touching
     teach_default.jpg          the teach layout, default edition  } a teach photo pair: the default set and
     teach_classic.jpg          the teach layout, classic edition  } a differently drawn one
-fixtures/video/
-    easy_slider_round.mp4      an Easy Slider round: 4 slides by a hand, 2 fps, 820x616 ('mp4v')
-    easy_slider_round.json     per-frame truth (compact), the still segments and the moves
 docs/scenes.jpg                a 3x3 contact sheet of varied rendered frames
+
+The videos in fixtures/video/ (the demo's, the live tests' and the Caller's reveal) are made by
+tests/make_live_fixtures.py.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -41,14 +40,11 @@ from tablescene import (  # noqa: E402
     Prop,
     PyramidPiece,
     Scene,
-    Slide,
     TilePiece,
     coin_grid,
     easy_slider_board,
     easy_slider_layout,
-    plan_moves,
     render,
-    render_plan,
     shuffleboard_scatter,
     teach_layout,
     tile_block,
@@ -56,7 +52,6 @@ from tablescene import (  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENES = ROOT / "fixtures" / "scenes"
-VIDEO = ROOT / "fixtures" / "video"
 DOCS = ROOT / "docs"
 JPEG_QUALITY = 85
 
@@ -105,47 +100,6 @@ def make_scenes() -> None:
         scene = Scene(pieces=pieces, table=table, sheet="a3", edition=edition,
                       lighting=Lighting(lamp_mm=(150.0, -250.0, 1600.0), noise=0.9, jpeg_quality=92))
         render(scene, teach_camera, seed=seed).save(SCENES / f"teach_{edition}.jpg", JPEG_QUALITY)
-
-
-def easy_slider_moves(board: list[list]) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """Four legal slides into the hole (bottom right at the start): (from cell, to cell) as (col, row)."""
-    return [((3, 4), (4, 4)), ((3, 3), (3, 4)), ((2, 3), (3, 3)), ((2, 4), (2, 3))]
-
-
-def make_video() -> None:
-    VIDEO.mkdir(parents=True, exist_ok=True)
-    scene, board = easy_slider_scene(seed=21)
-    grid = GridGeometry(EASY_SLIDER_ORIGIN_A3)
-    cell_piece = {(c, r): r * 5 + c for r in range(5) for c in range(5) if (c, r) != (4, 4)}
-    slides = []
-    for frm, to in easy_slider_moves(board):
-        index = cell_piece.pop(frm)
-        cell_piece[to] = index
-        slides.append(Slide(index, grid.centre(*to)))
-    hand = Hand(0.0, 0.0, pose="flat", skin=SKIN_TONES[1], sleeve=(60, 90, 140))
-    plan = plan_moves(scene, slides, fps=2.0, still_s=1.5, reach_s=1.0, slide_s=1.0, leave_s=1.0, rng=5, hand=hand)
-    camera = CameraSpec(resolution=(820, 616), focal_px=1359.0 / 2, distance_mm=640.0, tilt_deg=12.0, yaw_deg=3.0,
-                        target_mm=(150.0, 215.0), k1=-0.05, k2=0.012)
-    path = VIDEO / "easy_slider_round.mp4"
-    truths = render_plan(plan, camera, seed=100, quality="normal", video_path=path)
-    keep = ("index", "kind", "suit", "rank", "side", "x_mm", "y_mm", "angle_deg", "center_px", "top_center_px",
-            "occluded_fraction", "hand_fraction", "hidden")
-    frames = [[{k: getattr(t, k) for k in keep} for t in frame] for frame in truths]
-    cells = easy_slider_moves(board)
-    moves = [{"piece": s.piece, "to_mm": list(s.to_mm), "from_cell": list(f), "to_cell": list(to),
-              "frames": list(plan.move_frames[i])} for i, (s, (f, to)) in enumerate(zip(slides, cells, strict=True))]
-    doc = {
-        "video": path.name,
-        "fps": plan.fps,
-        "image_size": [camera.resolution[0], camera.resolution[1]],
-        "camera": camera.camera().to_json(),
-        "homography": camera.camera().homography(0.0).tolist(),
-        "board": [[None if c is None else [c[0].value, c[1]] for c in row] for row in board],
-        "stills": [{"start": s.start, "stop": s.stop} for s in plan.stills],
-        "moves": moves,
-        "frames": frames,
-    }
-    (VIDEO / "easy_slider_round.json").write_text(json.dumps(doc, separators=(",", ":")) + "\n")
 
 
 def contact_scenes() -> list[tuple[Scene, CameraSpec, int]]:
@@ -236,8 +190,8 @@ def make_docs() -> None:
 
 
 def main(argv: list[str]) -> int:
-    parts = argv or ["scenes", "video", "docs"]
-    makers = {"scenes": make_scenes, "video": make_video, "docs": make_docs}
+    parts = argv or ["scenes", "docs"]
+    makers = {"scenes": make_scenes, "docs": make_docs}
     for part in parts:
         if part not in makers:
             print(f"unknown part {part!r}: use scenes, video or docs", file=sys.stderr)
