@@ -24,7 +24,11 @@ cells (they could as well have been picked up and swapped: ``unreadable``). Seve
 calls a move illegal, it asks the player to check the board. Before that, a game may *complete* the reading
 when the sure cells force the unsure ones whatever happened (Easy Slider: pawns and coins never move; one
 unsure cell holds the one tile, or the hole, that the 24 sure cells lack): it is then judged like a sure
-reading, illegal moves included.
+reading, illegal moves included. Whack-a-Dummy's die always hides its coin: the side of that coin is the one a
+legal sequence from the tracked position explains (the move that lands on a coin flips it; the shorter
+sequence when both sides have one, the same length: ``ambiguous``), or, when none
+does, the change is illegal whatever it shows; at the start it is ``--die-coin`` (joining a game under way)
+or the rules' set-up (every coin face down, the die not yet placed).
 
 The games (:func:`game_rules`): a :class:`GameRules` per game gives the tracker the rules module's
 ``explain``, how to apply and parse moves, how to write a position as JSON for the journal (``encode`` /
@@ -117,7 +121,8 @@ class GameRules:
     journal's set-up, for resuming); ``parse_move(text)``; ``cells(state) -> {key: value}`` (None when the game
     has no cell grid: uncertain readings of it are not resolved, tableside abstains); ``max_moves``: how many
     moves the resolution of an uncertain reading looks ahead. ``complete(previous, known, uncertain)``: the
-    position seen when what is sure forces the unsure cells whatever the moves were (None when it does not).
+    position seen when what is sure forces the unsure cells whatever the moves were (None when it does not);
+    ``previous`` is None for the first reading (a game that can start from an unsure reading says how).
     """
 
     name: str
@@ -161,6 +166,8 @@ def _easy_slider() -> GameRules:
     def complete(previous: es.State, known: Mapping[Any, Any], uncertain: frozenset) -> es.State | None:
         # No move changes the pawns and coins: unsure ones are what they were. Every tile is unique and there
         # is one hole: one unsure cell holds whatever the 24 sure cells do not (a tile, or the hole).
+        if previous is None:
+            return None
         pawns = [known.get(("pawn", i + 1), suit) for i, suit in enumerate(previous.pawns)]
         coins = [known.get(("coin", j + 1), rank) for j, rank in enumerate(previous.coins)]
         unsure = [cell for cell in es.CELLS if cell not in known]
@@ -245,6 +252,62 @@ def _room(name: str) -> GameRules:
                      parse.parse, None, max_moves=1)
 
 
+def _whack_a_dummy(die_coin: str | None = None) -> GameRules:
+    """Whack-a-Dummy: the coin under the die is never seen (the die covers it), so every reading with the die on
+    the board has that coin unsure; the rules say which side it shows (see :func:`_whack_complete`)."""
+    from rules.epic_funhouse import whack_a_dummy as wad
+    from rules.epic_funhouse.roll_out_the_barrels import CELLS, cell_name
+
+    if die_coin not in (None, "up", "down"):
+        raise RulesError(f"the coin under the die is up or down, not {die_coin!r}")
+
+    def cells(s: wad.State) -> dict:
+        out: dict[Any, Any] = {cell_name(i): s.is_up(i) for i in range(CELLS)}
+        out["die"] = None if s.cell is None else cell_name(s.cell)
+        out["grid"] = s.grid
+        return out
+
+    def explain(before: wad.State, after: wad.State) -> Explanation:
+        # only what a camera sees (sides, the die's coin): progress and penalties come from the rules
+        found = wad.explain(before, after, observed=True)
+        if found.reason is not None and before.cell is None:
+            return Explanation(reason=f"{found.reason}; joining a game under way? start watching again with "
+                                      "--die-coin up|down (the side of the coin under the die)")
+        return found
+
+    def seen(known: Mapping[Any, Any], die: str, up: bool) -> wad.State:
+        face_up = [cell_name(i) for i in range(CELLS) if (up if cell_name(i) == die else known[cell_name(i)])]
+        return wad.State.from_layout(known["grid"], face_up, die)
+
+    def complete(previous: wad.State | None, known: Mapping[Any, Any], uncertain: frozenset) -> wad.State | None:
+        die = known.get("die")
+        if die is None or set(uncertain) != {die} or "grid" not in known:
+            return None
+        try:
+            if previous is None:  # the first reading: the player said which side it shows
+                return None if die_coin is None else seen(known, die, die_coin == "up")
+            # The coin under the die is what the moves that brought the die there made it: of its two sides,
+            # the one a legal sequence explains. Both (e.g. the die seen on c3, everything face down: "start c3",
+            # or "start c4, go south" flipping c3): the shorter story, as explain() prefers for any reading (the
+            # live loop reads after every settled change); the same length: left to the candidates (ambiguous).
+            # Neither: illegal whatever it shows; judged with the side the rules expect (flipped when the die
+            # landed there, else unchanged).
+            options = [seen(known, die, up) for up in (True, False)]
+            stories = [(len(found.moves), s) for s in options if (found := explain(previous, s)).reason is None]
+            stories.sort(key=lambda item: item[0])
+            if len(stories) == 1 or (len(stories) == 2 and stories[0][0] < stories[1][0]):
+                return stories[0][1]
+            if stories:
+                return None
+            landed = previous.cell is not None and cell_name(previous.cell) != die
+            return seen(known, die, previous.is_up(die) != landed)
+        except (LayoutError, RulesError):
+            return None
+
+    return GameRules("whack-a-dummy", wad, explain, lambda s: s.to_layout(), lambda d: wad.State.from_layout(**d),
+                     wad.Move.parse, cells, max_moves=3, complete=complete)
+
+
 def _funhouse() -> GameRules:
     module = importlib.import_module(GAMES["epic-funhouse"])
     fun = module.Funhouse
@@ -261,9 +324,14 @@ _BUILDERS: dict[str, Callable[[], GameRules]] = {
 }
 
 
-def game_rules(name: str) -> GameRules:
-    """The :class:`GameRules` of a game or Epic Funhouse room by its name (``easy-slider``, ``slide-jam`` ...)."""
+def game_rules(name: str, die_coin: str | None = None) -> GameRules:
+    """The :class:`GameRules` of a game or Epic Funhouse room by its name (``easy-slider``, ``slide-jam`` ...).
+
+    ``die_coin`` (Whack-a-Dummy, ``up``/``down``): the side of the coin under the die when the game is joined
+    under way (the first reading is the start); afterwards the rules know it."""
     key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    if key == "whack-a-dummy":
+        return _whack_a_dummy(die_coin)
     if key in _BUILDERS:
         return _BUILDERS[key]()
     if key in ROOMS:
@@ -322,10 +390,16 @@ class GameTracker:
         if not reading.readable:
             return Verdict("unreadable", self.state, reason=reading.reason or "the board cannot be read")
         if self.state is None:
-            if reading.state is None or reading.uncertain:
+            first = reading.state
+            if reading.uncertain and self.rules.complete is not None:
+                known = self._known_cells(reading)  # what the player told may complete it (Whack-a-Dummy)
+                first = None if known is None else self.rules.complete(None, known, frozenset(reading.uncertain))
+            elif reading.uncertain:
+                first = None
+            if first is None:
                 why = reading.reason or "some pieces cannot be read surely"
                 return Verdict("unreadable", None, reason=why)
-            self.start(reading.state)
+            self.start(first)
             return Verdict("start", self.state)
         if reading.uncertain or reading.state is None:
             return self._resolve(reading)

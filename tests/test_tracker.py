@@ -186,3 +186,88 @@ def test_unknown_game_is_a_rules_error():
     with pytest.raises(RulesError, match="unknown game"):
         game_rules("chess")
     assert game_rules("slide-jam").name == "slide-jam"
+
+
+# ------------------------------------------------------------------------------------------- Whack-a-Dummy
+# The camera never sees the coin under the die: the live reader marks it unsure with a stand-in side ("down", as
+# tableside.commands.watch.VisionReader does); the tracker must put the rules' side there.
+
+WHACK_GRID = [0, 2, 3, 1, 4, 5, 0, 2, 1, 3, 4, 5, 2, 0, 5, 1, 3, 4, 2, 0, 1, 5, 3, 4]
+
+
+def _whack_seen(state):
+    """What the camera gives for ``state``: the sides it sees, the die's coin as the stand-in, bookkeeping lost."""
+    from rules.epic_funhouse import whack_a_dummy as wad
+    from rules.epic_funhouse.roll_out_the_barrels import cell_name
+
+    up = [i for i in range(24) if state.is_up(i) and i != state.cell]
+    die = None if state.cell is None else cell_name(state.cell)
+    seen = wad.State.from_layout(state.grid, up, die)
+    return Reading(seen, frozenset() if die is None else frozenset({die}))
+
+
+def test_whack_a_dummy_follows_the_coin_under_the_die_through_the_rules():
+    import random
+
+    from rules.epic_funhouse import whack_a_dummy as wad
+
+    tracker = GameTracker(game_rules("whack-a-dummy"), wad.setup(WHACK_GRID))
+    truth = wad.setup(WHACK_GRID).apply("start c3")
+    verdict = tracker.observe(_whack_seen(truth))
+    assert verdict.kind == "moves" and [str(m) for m in verdict.moves] == ["start c3"]
+    assert not tracker.state.is_up("c3")  # the start coin is not flipped
+    rng = random.Random(5)
+    hidden_up = 0
+    for _ in range(60):
+        move = rng.choice(truth.legal_moves())
+        truth = truth.apply(move)
+        hidden_up += truth.is_up(truth.cell)
+        verdict = tracker.observe(_whack_seen(truth))
+        # one move (on the 4-wide board a jump of 2 east and one of 2 west land on the same coin: either is it)
+        assert verdict.kind == "moves" and len(verdict.moves) == 1, (str(move), verdict)
+        assert tracker.state == truth  # the coin under the die, progress and penalties all from the rules
+        if truth.is_over():
+            break
+    assert 10 < hidden_up  # the stand-in side ("down") was wrong that often, and the rules put it right
+    assert truth.penalties > 0 or truth.progress > 0  # corners were flipped: the bookkeeping was exercised
+    assert tracker.observe(_whack_seen(truth)).kind == "unchanged"
+
+
+def test_whack_a_dummy_illegal_landing_is_illegal_whatever_the_hidden_coin_shows():
+    from rules.epic_funhouse import whack_a_dummy as wad
+
+    start = wad.setup(WHACK_GRID).apply("start c3").apply("go north")  # c4 flipped up (a 1: jumps 1)
+    tracker = GameTracker(game_rules("whack-a-dummy"), start)
+    reachable = {s.cell for _, s in start.successors()}
+    far = next(i for i in range(24) if i not in reachable and i != start.cell and not start.is_up(i))
+    # the die put down on a coin no move reaches, flipping nothing else: no side of that coin makes it legal
+    wrong = wad.State(start.grid, start.face_up, far)
+    verdict = tracker.observe(_whack_seen(wrong))
+    assert verdict.kind == "illegal" and "no legal sequence" in verdict.reason, verdict
+    assert tracker.state == start
+    assert tracker.observe(_whack_seen(wrong)).repeated
+    assert tracker.observe(_whack_seen(start)).kind == "restored"
+
+
+def test_whack_a_dummy_joined_under_way_needs_the_die_coin_from_the_player():
+    from rules.epic_funhouse import whack_a_dummy as wad
+
+    truth = wad.setup(WHACK_GRID).apply("start c3")
+    while not (truth.is_up(truth.cell) and bin(truth.face_up).count("1") > 4):  # well under way, its coin up
+        truth = truth.apply(truth.legal_moves()[0] if truth.face_up % 3 else truth.legal_moves()[-1])
+    # told: the first reading is the start, with the player's side under the die; later moves follow the rules
+    told = GameTracker(game_rules("whack-a-dummy", die_coin="up"))
+    assert told.observe(_whack_seen(truth)).kind == "start" and told.state.is_up(truth.cell)
+    nxt = truth.apply(truth.legal_moves()[0])
+    assert told.observe(_whack_seen(nxt)).kind == "moves" and told.state.face_up == nxt.face_up
+    # not told, watching from the set-up: the board under way is not the set-up's, and it says what to give
+    untold = GameTracker(game_rules("whack-a-dummy"), wad.setup(WHACK_GRID))
+    verdict = untold.observe(_whack_seen(truth))
+    assert verdict.kind == "illegal" and "--die-coin up|down" in verdict.reason
+    # no start position and no side given: the first reading is never guessed
+    blind = GameTracker(game_rules("whack-a-dummy"))
+    seen = _whack_seen(truth)
+    verdict = blind.observe(Reading(seen.state, seen.uncertain, reason="say which side is up with --die-coin"))
+    assert verdict.kind == "unreadable" and "--die-coin" in verdict.reason and blind.state is None
+    with pytest.raises(RulesError, match="up or down"):
+        game_rules("whack-a-dummy", die_coin="sideways")

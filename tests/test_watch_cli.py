@@ -121,6 +121,11 @@ def test_watch_a_shuffleboard_turn_with_the_real_vision_stopped_and_resumed(caps
     (["--game", "easy-slider", "--source", "/no/such/video.mp4", "--speech", "text"], "no such file"),
     (["--game", "easy-slider", "--journal", "a", "--resume", "b"], "not both"),
     (["--game", "easy-slider", "--annotate-every", "0", "--source", "x"], "--annotate-every"),
+    (["--game", "whack-a-dummy", "--source", "x"], "give the maze's 24 values with --grid"),
+    (["--game", "whack-a-dummy", "--grid", "n23a/45", "--source", "x"], "cannot read --grid"),
+    (["--game", "easy-slider", "--die-coin", "up", "--source", "x"], "are for --game whack-a-dummy"),
+    (["--game", "whack-a-dummy", "--grid", "n23a45n2a3452n5a342na534", "--die-coin", "up", "--resume", "j"],
+     "a resumed game knows the coin under the die"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
     code, out, err = run_cli(capsys, "watch", *args)
@@ -217,3 +222,56 @@ def test_a_camera_with_red_and_blue_swapped_is_noticed_on_the_callers_pawns_and_
             assert ("swapped" in notes[-1]) is swapped
             if reading.state is not None:
                 assert reading.state.pawns == tuple(pawns)
+
+
+def test_whack_a_dummy_options_reach_the_reader_and_the_tracker():
+    """--grid is parsed for the reader (and kept in the journal's options); without --die-coin the game is watched
+    from the rules' set-up, with it from the first reading (a game under way)."""
+    import argparse
+
+    from rules.epic_funhouse import whack_a_dummy as wad
+    from tableside.commands import watch
+
+    parser = argparse.ArgumentParser()
+    watch.add_arguments(parser)
+    args = parser.parse_args(["--game", "whack-a-dummy", "--grid", "n23a/45n2/a345/2n5a/342n/a534"])
+    options = watch.whack_options(args, "whack-a-dummy")
+    assert options == {"grid": [0, 2, 3, 1, 4, 5, 0, 2, 1, 3, 4, 5, 2, 0, 5, 1, 3, 4, 2, 0, 1, 5, 3, 4]}
+    assert watch.start_state("whack-a-dummy", options, None) == wad.setup(options["grid"])
+    assert watch.start_state("whack-a-dummy", options, None, die_coin="down") is None
+    with pytest.raises(SystemExit):  # argparse: only up or down
+        parser.parse_args(["--game", "whack-a-dummy", "--die-coin", "sideways"])
+
+
+def test_whack_a_dummy_read_live_follows_the_die_coin_from_the_pieces_seen():
+    """The live reader on detector-like pieces (tests/test_reading.seen: no rendering) with the real reading and
+    rules: the coin under the die is never read, the tracker puts the rules' side there move after move."""
+    from tablescene import coin_grid
+    from tablescene.scene import CoinPiece, DiePiece
+    from test_reading import _suited, seen
+
+    from rules.epic_funhouse import whack_a_dummy as wad
+    from tableside.commands.watch import VisionReader
+    from tableside.tracker import GameTracker, game_rules
+
+    grid = [0, 2, 3, 1, 4, 5, 0, 2, 1, 3, 4, 5, 2, 0, 5, 1, 3, 4, 2, 0, 1, 5, 3, 4]
+    laid = coin_grid(_suited(grid), (60.0, 50.0), 4, rng=4)
+
+    def pieces(state: wad.State) -> list:
+        # the coin under the die shows its back here whatever its side: the reader must not use it
+        coins = [c if state.is_up(i) and i != state.cell else CoinPiece(c.suit, c.rank, "suit", c.x_mm, c.y_mm, 0.0)
+                 for i, c in enumerate(laid)]
+        return seen(coins + [DiePiece("arms", 2, laid[state.cell].x_mm, laid[state.cell].y_mm, 0.0)], 11)
+
+    reader = VisionReader("epic-funhouse", "whack-a-dummy", {"grid": "".join("na2345"[v] for v in grid)})
+    tracker = GameTracker(game_rules("whack-a-dummy"), wad.setup(grid))
+    truth = wad.setup(grid).apply("start c3")
+    ups = 0
+    for step in range(6):
+        reading = reader._whack(pieces(truth))
+        assert reading.uncertain == {"abcd"[truth.cell % 4] + str(6 - truth.cell // 4)}
+        verdict = tracker.observe(reading)
+        assert verdict.kind == "moves" and tracker.state == truth, (step, verdict)
+        ups += truth.is_up(truth.cell)
+        truth = truth.apply(truth.legal_moves()[step % len(truth.legal_moves())])
+    assert ups >= 2  # the coin under the die was face up (unseen) several times

@@ -36,6 +36,13 @@ and tableside finds the table again by itself (it asks for a recalibration only 
   tableside watch --game slide-jam --source game.mp4 --annotate-to seen.mp4 --speak-to said/
   tableside watch --game easy-slider --resume game.jsonl      carry on after a crash or a power cut
   tableside watch --game easy-slider --seed 42 ...             expect the Caller's deal of seed 42
+  tableside watch --game whack-a-dummy --grid n23a/45n2/... --source picamera
+
+Whack-a-Dummy: face-down coins hide their values, so give the maze's 24 values with --grid (reading order, from
+Roll Out the Barrels). The die hides the coin it stands on: tableside follows that coin with the rules (the
+move that lands on a coin flips it), from the set-up (every coin face down, the die not yet placed, or placed
+on its unflipped start coin). Joining a game under way, say which side the coin under the die shows:
+--die-coin up|down.
 
 Games: easy-slider, slides-of-action, plans-of-action, martian-shuffleboard and the Epic Funhouse rooms
 (slide-jam, magic-mirror, catwalk, roll-out-the-barrels, whack-a-dummy, trampo-land).
@@ -71,6 +78,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--variant", help="Martian Shuffleboard: choice/scoring, e.g. any/smaller-on-larger")
     g.add_argument("--small-height-mm", type=float, help="Martian Shuffleboard: the Small height (default 25.4)")
     g.add_argument("--seed", help="Easy Slider: the Caller's deal expected on the table (tableside call --seed)")
+    g.add_argument("--grid", help="Whack-a-Dummy: the maze's 24 coin values in reading order (e.g. n23a/45n2/...)")
+    g.add_argument("--die-coin", choices=("up", "down"), help="Whack-a-Dummy joined under way: the side of the "
+                   "coin under the die now (up = face up); later the rules know it")
     g.add_argument("--say-moves", action="store_true", help="also say every move")
     out = p.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print events as JSON lines")
@@ -108,8 +118,38 @@ def game_options(args: argparse.Namespace, game: str) -> dict[str, Any]:
             "small_height_mm": getattr(args, "small_height_mm", None)}
 
 
-def start_state(game: str, options: dict[str, Any], seed: str | None) -> Any:
-    """The position a game starts from when it is known before looking (else None: the first reading)."""
+def whack_options(args: argparse.Namespace, room: str | None, resumed: Any = None) -> dict[str, Any]:
+    """``--grid`` (parsed, checked) for Whack-a-Dummy; --grid and --die-coin are refused for other games. On
+    ``--resume`` without --grid the journal's grid (``resumed``: its tracked position) is used."""
+    grid, die_coin = getattr(args, "grid", None), getattr(args, "die_coin", None)
+    if room != "whack-a-dummy":
+        if grid is not None or die_coin is not None:
+            raise UserError("--grid and --die-coin are for --game whack-a-dummy")
+        return {}
+    if grid is None:
+        if resumed is not None:
+            return {"grid": list(resumed.grid)}
+        raise UserError("Whack-a-Dummy: face-down coins hide their values: give the maze's 24 values with --grid "
+                        "(reading order, from Roll Out the Barrels, e.g. n23a/45n2/...)")
+    from tableside.reading import NotReadable, _parse_grid
+
+    try:
+        values = _parse_grid(grid)
+    except NotReadable as err:
+        raise UserError(str(err)) from None
+    if resumed is not None and list(resumed.grid) != values:
+        raise UserError("--grid differs from the grid of the game in the journal")
+    return {"grid": values}
+
+
+def start_state(game: str, options: dict[str, Any], seed: str | None, die_coin: str | None = None) -> Any:
+    """The position a game starts from when it is known before looking (else None: the first reading).
+    Whack-a-Dummy starts from the rules' set-up (every coin face down, the die not placed) unless ``die_coin``
+    says the game is joined under way."""
+    if game == "whack-a-dummy" and die_coin is None:
+        from rules.epic_funhouse import whack_a_dummy as wad
+
+        return wad.setup(options["grid"])
     if game == "martian-shuffleboard":
         from rules import martian_shuffleboard as ms
 
@@ -222,6 +262,8 @@ class VisionReader:
                 reading = boards[0]
             elif self.game == "martian-shuffleboard":
                 reading = self._shuffleboard(detection)
+            elif self.room == "whack-a-dummy":
+                reading = self._whack(detection)
             else:
                 from tableside.reading import read_state
 
@@ -236,6 +278,21 @@ class VisionReader:
         from tableside.reading import check_easy_slider
 
         return [_board_reading(verdict) for verdict in check_easy_slider(detection)]
+
+    def _whack(self, detection: Any) -> Reading:
+        """Whack-a-Dummy: the coin under the die is never seen; it goes to the tracker as the one unsure cell
+        (the rules know its side), the rest read as ``state`` reads it."""
+        from rules.epic_funhouse.roll_out_the_barrels import cell_name
+        from tableside.reading import read_state
+
+        options = {k: v for k, v in self.options.items() if v is not None}
+        options["die_coin"] = "down"  # a stand-in, marked unsure below: the tracker puts the rules' side there
+        state = read_state(detection, self.game, self.room, **options).state
+        if state.cell is None:
+            return Reading(state)
+        die = cell_name(state.cell)
+        return Reading(state, frozenset({die}), reason=f"the dummy under the die on {die} cannot be seen: say which "
+                       "side is up with --die-coin up|down")
 
     def _shuffleboard(self, detection: Any) -> Reading:
         from rules import martian_shuffleboard as ms
@@ -643,10 +700,13 @@ def run(args: argparse.Namespace) -> int:
 
     reading_game, room, name = game_and_room(args.game)
     try:
-        rules = game_rules(name)
+        rules = game_rules(name, die_coin=getattr(args, "die_coin", None)) if room == "whack-a-dummy" \
+            else game_rules(name)
     except RulesError as err:
         raise UserError(str(err)) from None
     options = game_options(args, reading_game)
+    if args.resume and getattr(args, "die_coin", None) is not None:
+        raise UserError("--die-coin is for joining a game under way: a resumed game knows the coin under the die")
     if args.journal and args.resume:
         raise UserError("give --journal (a new game) or --resume (carry one on), not both")
     if args.journal and Path(args.journal).exists():
@@ -661,14 +721,16 @@ def run(args: argparse.Namespace) -> int:
         journal = Journal.resume(args.resume)
         try:
             tracker = Session.resume_tracker(rules, journal)
-        except RulesError:
+            options.update(whack_options(args, room, tracker.state))
+        except (RulesError, UserError):
             journal.close()
             raise
         if journal.recovered is not None:
             print(f"{args.resume}: dropped a half-written last line (kept in {journal.recovered.partial_path})",
                   file=sys.stderr)
     else:
-        tracker = GameTracker(rules, start_state(name, options, args.seed))
+        options.update(whack_options(args, room))
+        tracker = GameTracker(rules, start_state(name, options, args.seed, getattr(args, "die_coin", None)))
     try:
         announcer = announcer_from_args(args)
     except VoiceError as err:
