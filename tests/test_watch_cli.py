@@ -231,6 +231,7 @@ def test_whack_a_dummy_options_reach_the_reader_and_the_tracker():
 
     from rules.epic_funhouse import whack_a_dummy as wad
     from tableside.commands import watch
+    from tableside.errors import UserError
 
     parser = argparse.ArgumentParser()
     watch.add_arguments(parser)
@@ -241,6 +242,13 @@ def test_whack_a_dummy_options_reach_the_reader_and_the_tracker():
     assert watch.start_state("whack-a-dummy", options, None, die_coin="down") is None
     with pytest.raises(SystemExit):  # argparse: only up or down
         parser.parse_args(["--game", "whack-a-dummy", "--die-coin", "sideways"])
+    # --resume: the journal's game has the grid; a different --grid is refused
+    resumed = wad.setup(options["grid"]).apply("start b4")
+    bare = parser.parse_args(["--game", "whack-a-dummy"])
+    assert watch.whack_options(bare, "whack-a-dummy", resumed) == options
+    other = parser.parse_args(["--game", "whack-a-dummy", "--grid", "23an/45n2/a345/2n5a/342n/a534"])
+    with pytest.raises(UserError, match="differs from the grid of the game in the journal"):
+        watch.whack_options(other, "whack-a-dummy", resumed)
 
 
 def test_whack_a_dummy_read_live_follows_the_die_coin_from_the_pieces_seen():
