@@ -57,6 +57,8 @@ _BLANK_SUIT_MARGIN = 0.25  # how clearly a blank coin's rim must match one suit'
 _BLANK_RIM_MIN = 0.45  # correlation of a blank-looking coin's rim with a blank face's, for it to be one
 _BLANK_RIM_SCORE = 0.3  # correlation of a blank coin's rim with the best blank face's, for its suit
 _BLANK_INK = 0.5  # share of a coin's feature energy inside the rim: below, a blank face (numerals are at 0.9+)
+_BLANK_SECTORS = 8  # a blank face judged by its printed rim alone: the rim must show in each of these sectors ...
+_BLANK_SECTOR_MIN = 0.1  # ... correlating at least this much there with the blank face's rim (see _rim_all_round)
 _RIVAL_GAP = 0.2  # tiles: labels this close to the best are read at their own best window before judging
 _DEGRADED = 0.08  # tiles: a clear reading this far below the typical score is searched around all the same
 
@@ -648,7 +650,8 @@ class CoinReader:
         score = float(per_label[order[0]])
         margin = float(score - per_label[order[1]]) if len(order) > 1 else 1.0
         side, suit, rank = self.labels[best]
-        if score < _BLANK_RIM_MIN and not rim_fits:  # no printed rim where a blank face has one: a pawn's base
+        if not rim_fits and (score < _BLANK_RIM_MIN  # no printed rim where a blank face has one: a pawn's base
+                             or not self._rim_all_round(rim, best, int(np.argmax(corr[order[0]].sum(axis=0))))):
             return None
         # Blank inside the rim: the side and the rank are sure (no other face is blank). The suit is only the
         # rim's colour, a line a third of a millimetre wide, a fraction of a pixel from a Pi camera: it is given
@@ -659,6 +662,21 @@ class CoinReader:
         if len(suits) > 1 and not (score >= _BLANK_RIM_SCORE and margin >= _BLANK_SUIT_MARGIN):
             suit = None
         return Reading("ok", side, suit, rank, 0.0, score, margin, confidence)
+
+    def _rim_all_round(self, rim: np.ndarray, label: int, shift: int) -> bool:
+        """Whether a crop's outer rings (``rim``: (3 * rings, angles), centred) show blank face ``label``'s printed
+        rim at turn ``shift`` in every sector. A blank face judged by its rim alone claims a coin centred in the
+        crop; blank paper beside a coin also correlates with the rim as a whole when the coin's own edge crosses
+        one side of the crop (an 820x616 frame, 1 px/mm: paper 14 mm beside a "2" read as a sure null, whose
+        window then hid the coin's own vote peak). A coin's rim is round: it shows all round."""
+        turned = np.roll(rim, -shift, axis=-1).reshape(-1, _BLANK_SECTORS, COIN_ANGLES // _BLANK_SECTORS)
+        template = self.templates[label].reshape(3, COIN_RINGS, COIN_ANGLES)[:, self.inner_rings :]
+        template = template.reshape(-1, _BLANK_SECTORS, COIN_ANGLES // _BLANK_SECTORS)
+        x = turned - turned.mean(axis=(0, 2), keepdims=True)
+        t = template - template.mean(axis=(0, 2), keepdims=True)
+        per_sector = (x * t).sum(axis=(0, 2)) / np.sqrt(np.maximum((x**2).sum(axis=(0, 2)) * (t**2).sum(axis=(0, 2)),
+                                                                   1e-12))
+        return bool(per_sector.min() >= _BLANK_SECTOR_MIN)
 
     def _judge(self, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray) -> Reading:
         """The reading from every label's correlation, the best label and its turn (in angle steps)."""
