@@ -261,6 +261,7 @@ def test_whack_a_dummy_read_live_follows_the_die_coin_from_the_pieces_seen():
     from rules.epic_funhouse import whack_a_dummy as wad
     from tableside.commands.watch import VisionReader
     from tableside.tracker import GameTracker, game_rules
+    from vision.errors import VisionError
 
     grid = [0, 2, 3, 1, 4, 5, 0, 2, 1, 3, 4, 5, 2, 0, 5, 1, 3, 4, 2, 0, 1, 5, 3, 4]
     laid = coin_grid(_suited(grid), (60.0, 50.0), 4, rng=4)
@@ -283,3 +284,7 @@ def test_whack_a_dummy_read_live_follows_the_die_coin_from_the_pieces_seen():
         ups += truth.is_up(truth.cell)
         truth = truth.apply(truth.legal_moves()[step % len(truth.legal_moves())])
     assert ups >= 2  # the coin under the die was face up (unseen) several times
+    # the die lifted off mid-game (some coins up): said as such, not as an impossible position
+    no_die = [p for p in pieces(truth) if p.kind.value != "die"]
+    with pytest.raises(VisionError, match="the die is not seen on the board"):
+        reader._whack(no_die)

@@ -283,11 +283,17 @@ class VisionReader:
         """Whack-a-Dummy: the coin under the die is never seen; it goes to the tracker as the one unsure cell
         (the rules know its side), the rest read as ``state`` reads it."""
         from rules.epic_funhouse.roll_out_the_barrels import cell_name
-        from tableside.reading import read_state
+        from rules.pieces import Kind
+        from tableside.reading import NotReadable, all_pieces, read_state
 
         options = {k: v for k, v in self.options.items() if v is not None}
         options["die_coin"] = "down"  # a stand-in, marked unsure below: the tracker puts the rules' side there
-        state = read_state(detection, self.game, self.room, **options).state
+        try:
+            state = read_state(detection, self.game, self.room, **options).state
+        except NotReadable:
+            if not any(p.kind is Kind.DIE for p in all_pieces(detection)):  # mid-game: the die was taken off
+                raise NotReadable("the die is not seen on the board: put it back on its coin") from None
+            raise
         if state.cell is None:
             return Reading(state)
         die = cell_name(state.cell)
