@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from detect_scenes import Score, easy_slider_frame, score, taught_profile
+from detect_scenes import Score, easy_slider_frame, score, taught_profile, tile_block_frame
+from state_scenes import state_case
 from tablescene import CameraSpec, Hand, Lighting
 
 from calibration.profile import default_profile
 from calibration.table_calibration import calibrate_from_sheet
 from rules.pieces import Kind
 from vision import Detector, detect_pieces
+from vision.detect import ProfileMismatch
 
 
 def _detect(frame, profile, kinds=("tile", "coin")):
@@ -92,3 +94,23 @@ def test_api_positions_kinds_and_json():
     assert [p.to_json() for p in again.pieces] == [p.to_json() for p in detector.detect(frame.image, ("tile",)).pieces]
     with pytest.raises(ValueError, match="unknown piece kind"):
         detector.detect(frame.image, kinds=("meeple",))
+
+
+def test_profile_check_refuses_another_set_but_judges_no_back_under_coins():
+    # tile backs with coins on some cells (a 4x4 block): the backs left bare show which set they are
+    block = tile_block_frame(1001)
+    calibration = calibrate_from_sheet(block.image)
+    assert Detector(calibration, taught_profile("default")).detect(block.image).pieces
+    with pytest.raises(ProfileMismatch, match="do not look like the piece set of profile 'classic'"):
+        Detector(calibration, taught_profile("classic")).detect(block.image)
+    # Slides of Action (seed as in test_rendered_states): each back under three or four coins shows only bits
+    # of its printed grid, which another edition's back fits as well: those outlines cannot tell the set and
+    # must not make the right profile refused; the board's coins read surely
+    case = state_case("slides-of-action", "default", 10)
+    detection = _detect(case.frame, taught_profile("default"))
+    coins = [p for p in detection.pieces if p.kind is Kind.COIN]
+    truth = case.frame.of_kind("coin")
+    assert len(coins) == len(truth) == 15 and not detection.uncertain
+    for coin in coins:
+        near = min(truth, key=lambda t: np.hypot(t["x_mm"] - coin.x_mm, t["y_mm"] - coin.y_mm))
+        assert np.hypot(near["x_mm"] - coin.x_mm, near["y_mm"] - coin.y_mm) < 4.0 and coin.suit.value == near["suit"]
