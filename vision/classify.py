@@ -600,13 +600,7 @@ class CoinReader:
         """Whether each crop may be a coin of the set, cheaply: it correlates a little with some face, or it is
         blank inside the rim like a blank face (noise correlates with nothing)."""
         polar = coin_polar(crops)
-        corr = self.correlations(crops, polar).max(axis=(1, 2))
-        if len(self.blank) == 0:
-            return corr >= _FIRST_LOOK
-        centred = polar - polar.mean(axis=(1, 2, 3), keepdims=True)
-        inner = (centred[:, :, : self.inner_rings] ** 2).sum(axis=(1, 2, 3))
-        share = inner / np.maximum((centred**2).sum(axis=(1, 2, 3)), 1e-9)
-        return (corr >= _FIRST_LOOK) | (share < _BLANK_INK + 0.2)  # the window may be off by a millimetre or two
+        return self._maybe_coin(polar, self.correlations(crops, polar))
 
     def correlations(self, crops: np.ndarray, polar: np.ndarray | None = None) -> np.ndarray:
         """(n, t, COIN_ANGLES): correlation of each crop turned by every angle step with every template."""
