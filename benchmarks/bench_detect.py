@@ -20,8 +20,10 @@ calibrated from the sheet in it, as ``tableside detect`` does.
 Accuracy (tiles and coins not covered by anything): a piece is *right* when kind, side, suit and rank all are;
 *wrong* when read otherwise AND reported sure (the number that must stay 0); *uncertain* when reported uncertain;
 *partial* when right but a field left None (a blank coin's suit); *missed* when not found; *extra* a sure find
-where there is no piece. A board is *exact* when every piece is right and nothing is extra. Pieces under a die or
-a hand are not counted (they must not be wrong either: ``covered wrong``).
+where there is no piece; *truth in could_be*: of the uncertain pieces that name the few readings they could be
+(``DetectedPiece.could_be``), how many have the truth among them (it must be all). A board is *exact* when every
+piece is right and nothing is extra. Pieces under a die or a hand are not counted (they must not be wrong either:
+``covered wrong``).
 
 Speed: one core (cv2.setNumThreads(1), OpenBLAS and numba on one thread), a full Easy Slider board, the median
 of several runs of ``Detector.detect`` (tiles and coins; and everything, with the figures of vision.figures), CPU
@@ -109,6 +111,8 @@ def _row(name: str, total: Score, boards: int, exact: int) -> dict:
         "covered_wrong": total.covered_wrong,
         "boards": boards,
         "boards_exact": exact,
+        "could_be": total.could_be,
+        "could_be_true": total.could_be_true,
     }
 
 
@@ -235,12 +239,13 @@ def _markdown(out: dict) -> str:
     for key in ("editions", "conditions"):
         if key not in out:
             continue
-        lines += ["| scenes | boards | pieces | right | wrong | uncertain | partial | missed | extra | boards exact |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += ["| scenes | boards | pieces | right | wrong | uncertain | partial | missed | extra | boards exact "
+                  "| truth in could_be |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in out[key]:
             lines.append(f"| {r['name']} | {r['boards']} | {r['pieces']} | {100 * r['accuracy']:.1f} % | {r['wrong']} "
                          f"| {r['uncertain']} | {r['partial']} | {r['missed']} | {r['extra']} | "
-                         f"{r['boards_exact']}/{r['boards']} |")
+                         f"{r['boards_exact']}/{r['boards']} | {r['could_be_true']}/{r['could_be']} |")
         lines.append("")
     return "\n".join(lines)
 

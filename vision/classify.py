@@ -82,6 +82,33 @@ class Reading:
     confidence: float = 0.0
     reason: str | None = None
     covered: float = 0.0  # share of the crop judged covered
+    could_be: tuple[tuple[Suit | None, int | None, str | None], ...] = ()  # unclear: (suit, rank, side) each
+
+
+_COULD_BE_MOST = 3  # an unclear reading narrowed to at most this many labels ...
+_COULD_BE_GAP = 1.0  # ... each within the needed margin of the best, the rest trailing by this many margins more
+
+
+def _could_be(per_label: np.ndarray, labels: list[tuple[str, Suit | None, int | None]], best: int,
+              need: np.ndarray) -> tuple[tuple[Suit | None, int | None, str | None], ...]:
+    """The labels an unclear crop fits about as well as the best, when it narrows to a few: every label within
+    ``need`` (per label: the margin a sure reading of the best over it would need) of the best score, provided
+    every other label trails by that plus ``_COULD_BE_GAP`` times as much again; else () (nothing narrowed).
+    Labels are ``(side, suit, rank)``; the result holds ``(suit, rank, side)``, a back's suit and rank None."""
+    score = float(per_label[best])
+    close = per_label >= score - need
+    close[best] = True
+    count = int(close.sum())
+    if count < 2 or count > _COULD_BE_MOST:
+        return ()
+    if np.any(per_label[~close] > score - (1.0 + _COULD_BE_GAP) * need[~close]):
+        return ()
+    order = np.argsort(-per_label)
+    out = []
+    for k in order[: count]:
+        side, suit, rank = labels[int(k)]
+        out.append((None, None, side) if side == "back" else (suit, rank, side))
+    return tuple(out)
 
 
 def _confidence(score: float, margin: float, model_score: float, model_margin: float) -> float:
@@ -315,7 +342,9 @@ class TileReader:
         if score >= model.trusted_score and margin >= min_margin:
             return Reading("ok", side, suit, rank, angle, score, margin, confidence)
         if score >= min_score:
-            return Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear")
+            could_be = _could_be(per_label, self.labels, best, np.full(len(per_label), min_margin))
+            return Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear",
+                           could_be=could_be)
         # Low correlation: covered, or not a tile. Compare cell by cell with the best template (unless nothing
         # matches at all: wood, paper, a marker).
         if score < 0.35:
@@ -697,7 +726,11 @@ class CoinReader:
         if score >= model.trusted_score and margin >= min_margin:
             return Reading("ok", side, suit, rank, angle, score, margin, confidence)
         if score >= min_score:
-            return Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear")
+            # the labels within the margin that made it unclear: the other side's within _SIDE_MARGIN
+            need = np.array([min_margin if lab[0] == side else max(min_margin, _SIDE_MARGIN) for lab in self.labels])
+            could_be = _could_be(per_label, self.labels, best, need)
+            return Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear",
+                           could_be=could_be)
         if score < 0.3:
             return Reading("none", score=score, margin=margin, confidence=confidence)
         covered, masked = self._occlusion(coin_polar(crop)[0], best, shift)

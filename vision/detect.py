@@ -522,6 +522,7 @@ class Detector:
             uncertain=uncertain,
             reason=reading.reason,
             outline_px=outline,
+            could_be=reading.could_be if uncertain else (),
         )
 
     def _outline_px(self, centre: np.ndarray, angle: float, size: float, height: float) -> np.ndarray:
@@ -685,6 +686,7 @@ class Detector:
                 reason=reading.reason,
                 outline_px=self._circle_px(centre, heights[k]),
                 height_mm=float(base[k]),
+                could_be=reading.could_be if uncertain else (),
             )
             rank = {"ok": 3.0, "unclear": 1.0, "hidden": 2.0}[reading.status] + reading.score
             found.append((rank, looked[k], piece))
@@ -920,7 +922,9 @@ def _mark_covered_coins(pieces: list[DetectedPiece], figures: list[DetectedPiece
             on = [f for f in figures if math.hypot(f.x_mm - piece.x_mm, f.y_mm - piece.y_mm) < COIN_MM / 2]
             if on and not piece.uncertain:
                 piece = replace(piece, uncertain=True, suit=None, rank=None,
-                                reason=f"under a {on[0].kind.value}")
+                                reason=f"under a {on[0].kind.value}", could_be=())
+            elif on:  # what shows of it beside the die narrows nothing
+                piece = replace(piece, could_be=())
         out.append(piece)
     return out
 

@@ -10,6 +10,12 @@ clockwise in degrees as seen from above with 0 = the piece's top toward -y. The 
 with ``color``, ``size``, ``pose`` (and ``apex_deg`` for flat ones) instead of suit/rank/side for pyramids.
 ``suit`` or ``rank`` is None where the visible side does not show it (a tile back; a coin's value side in an
 edition that prints values in black; a coin's suit side has no rank).
+
+Uncertain pieces also carry ``"reason"``, and ``"could_be"`` when the reader narrowed the picture down to a few
+readings: ``[{"suit", "rank", "side"}, ...]``, each a reading the picture fits about as well as the best (within
+the margin a sure reading needs) while every other label of the set scores clearly lower (see
+:attr:`DetectedPiece.could_be`). A classic coin whose value ace and suit side differ only by the symbol's size
+(0.6 px at 1.7 px/mm) carries both; a bold tile whose 3 and 5 blur alike carries both ranks.
 """
 
 from __future__ import annotations
@@ -32,6 +38,14 @@ class DetectedPiece:
     pieces are seen but not read reliably (partly hidden by a hand, rank unclear, glare): they are reported in
     ``Detection.uncertain`` with ``reason`` and must never be used to judge a move. ``outline_px`` is the
     footprint (or visible outline) polygon in frame pixels, for drawing.
+
+    ``could_be`` (uncertain pieces only): the readings ``(suit, rank, side)`` the picture fits about equally
+    well, when the reader narrowed it to a few (two or more) labels: each within the margin a sure reading needs
+    of the best, and every other label of the set clearly below (a further margin as large). Empty when the
+    reader cannot narrow it: a hand or a die over it, glare, too blurred to read at all, no face matched well.
+    Fields are as for a sure reading (a back: suit and rank None; a suit side: rank None). Measured by
+    ``benchmarks/bench_detect.py`` (column "truth in could_be"): the truth is among them; a reader of a game may
+    use it to narrow what a move did, never to take one of them as read.
     """
 
     kind: Kind
@@ -50,6 +64,7 @@ class DetectedPiece:
     reason: str | None = None
     outline_px: np.ndarray | None = field(default=None, compare=False, repr=False)
     height_mm: float = 0.0  # height of the surface it rests on (a coin on a tile: the tile's thickness)
+    could_be: tuple[tuple[Suit | None, int | None, str | None], ...] = ()  # uncertain: (suit, rank, side) each
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind.value}
@@ -69,6 +84,9 @@ class DetectedPiece:
         out["confidence"] = round(float(self.confidence), 3)
         if self.uncertain:
             out["reason"] = self.reason
+            if self.could_be:
+                out["could_be"] = [{"suit": suit.value if suit is not None else None, "rank": rank, "side": side}
+                                   for suit, rank, side in self.could_be]
         return out
 
     @property

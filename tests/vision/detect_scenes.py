@@ -218,7 +218,8 @@ class Score:
     sure, ``partial`` those right in every field reported but with one left None (a blank coin's suit, shown
     only by its thin rim), ``uncertain`` those reported uncertain, ``missed`` those not reported; ``covered_*``
     the same for pieces partly covered (a hand over 1 %, or anything over 10 % of it); ``extra`` sure
-    detections with no piece there."""
+    detections with no piece there; ``could_be`` the uncertain ones (not covered) that name the readings they could
+    be, ``could_be_true`` those of them whose truth is among those readings."""
 
     visible: int = 0
     correct: int = 0
@@ -230,6 +231,8 @@ class Score:
     covered_wrong: int = 0
     covered_uncertain: int = 0
     extra: int = 0
+    could_be: int = 0  # uncertain pieces (not covered) that carry could_be ...
+    could_be_true: int = 0  # ... and whose truth is among its readings
     position_errors_mm: list = None  # type: ignore[assignment]
     notes: list = None  # type: ignore[assignment]
 
@@ -239,7 +242,7 @@ class Score:
 
     def add(self, other: Score) -> Score:
         for name in ("visible", "correct", "partial", "wrong", "uncertain", "missed", "covered", "covered_wrong",
-                     "covered_uncertain", "extra"):
+                     "covered_uncertain", "extra", "could_be", "could_be_true"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.position_errors_mm += other.position_errors_mm
         self.notes += other.notes
@@ -248,6 +251,11 @@ class Score:
     @property
     def accuracy(self) -> float:
         return self.correct / self.visible if self.visible else 1.0
+
+
+def _could_be_text(piece) -> str:
+    return " or ".join(f"{side} {suit.value if suit else '-'} {'-' if rank is None else rank}"
+                       for suit, rank, side in piece.could_be)
 
 
 def score(detection, frame: Frame, profile, kinds=("tile", "coin"), match_mm: float = 12.0) -> Score:
@@ -283,7 +291,14 @@ def score(detection, frame: Frame, profile, kinds=("tile", "coin"), match_mm: fl
                 result.covered_uncertain += 1
             else:
                 result.uncertain += 1
-                result.notes.append(f"uncertain {label}: {piece.reason}")
+                narrowed = ""
+                if piece.could_be:
+                    result.could_be += 1
+                    among = label[1:] in {(side, suit.value if suit else None, rank)
+                                          for suit, rank, side in piece.could_be}
+                    result.could_be_true += int(among)
+                    narrowed = f" (could be {_could_be_text(piece)}{'' if among else ': TRUTH NOT AMONG THEM'})"
+                result.notes.append(f"uncertain {label}: {piece.reason}{narrowed}")
         elif piece_label(piece) == label:
             if not covered:
                 result.correct += 1
