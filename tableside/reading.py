@@ -170,6 +170,64 @@ def _why(p: DetectedPiece) -> str:
     return "its suit or rank was not read"
 
 
+# ------------------------------------------------------------------------------ what the game's rules settle
+#: One reading of a piece: (suit, rank, side), as :attr:`vision.pieces.DetectedPiece.could_be` lists them.
+PieceReading = tuple[Suit | None, int | None, str | None]
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A piece the picture left open between a few readings (``DetectedPiece.could_be``: e.g. a classic coin's
+    value-side ace and its suit side, whose symbols differ only in size) and the game's rules settled: only one
+    of those readings can lie at that place. ``where`` names the place, ``reading`` what it was taken to be,
+    ``rule`` why the others cannot be there."""
+
+    where: str
+    reading: str
+    rule: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"where": self.where, "reading": self.reading, "rule": self.rule}
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.reading} ({self.rule})"
+
+
+def _settle(p: DetectedPiece | None, allowed: Any, value: Any, where: str, rule: str, describe: Any,
+            log: list[Settled] | None) -> Any:
+    """What an uncertain piece must be by the rules: ``value(r)`` of the readings ``r`` of ``p.could_be`` for
+    which ``allowed(r)`` holds, when they all give the same value (not None); None otherwise (a sure piece, no
+    readings, none allowed, or two or more still possible: the picture and the rules leave it open). A settled
+    piece is logged in ``log`` with ``describe(value)`` and ``rule``, for the player to see."""
+    if p is None or not p.uncertain:
+        return None
+    values = {value(r) for r in (getattr(p, "could_be", None) or ()) if allowed(r)}
+    if len(values) != 1 or None in values:
+        return None
+    found = values.pop()
+    if log is not None:
+        log.append(Settled(where, describe(found), rule))
+    return found
+
+
+def _face_tile(p: DetectedPiece | None, where: str, rule: str, log: list[Settled] | None) -> Tile | None:
+    """The tile a piece is: read surely, or settled by a rule that the game's tiles lie face up (only one face
+    among the readings the picture fits)."""
+    tile = _tile(p)
+    if tile is not None or p is None or _kind(p) is not Kind.TILE:
+        return tile
+    return _settle(p, lambda r: r[2] == "face", lambda r: Tile(r[0], r[1]) if None not in r[:2] else None,
+                   where, rule, lambda t: f"the {t}", log)
+
+
+def _settled_note(log: Sequence[Settled]) -> list[str]:
+    """The reading's note for the pieces settled by the rules (empty when none)."""
+    if not log:
+        return []
+    return [f"{len(log)} piece{'s' if len(log) != 1 else ''} the photo left open settled by the rules: "
+            + "; ".join(str(s) for s in log)]
+
+
 # --------------------------------------------------------------------------------------- Easy Slider: Done
 @dataclass(frozen=True)
 class CellVerdict:
@@ -225,6 +283,7 @@ class BoardVerdict:
     pawns: list[Suit | None]
     coins: list[int | None]
     layout: EasySliderLayout | None = field(default=None, repr=False)
+    settled: list[Settled] = field(default_factory=list)
 
     @property
     def wrong_cells(self) -> list[CellVerdict]:
@@ -242,6 +301,7 @@ class BoardVerdict:
             "reason": self.reason,
             "pawns": [p.value if p else None for p in self.pawns],
             "coins": list(self.coins),
+            "settled_by_rules": [s.to_json() for s in self.settled],
         }
 
 
@@ -251,8 +311,16 @@ def _pawn_suit(p: DetectedPiece | None) -> Suit | None:
     return p.suit
 
 
-def _coin_rank(p: DetectedPiece | None) -> int | None:
-    if p is None or p.uncertain or p.side != "value" or p.rank is None or not 1 <= p.rank <= 5:
+def _coin_rank(p: DetectedPiece | None, column: int = 0, log: list[Settled] | None = None) -> int | None:
+    """The value of the coin above a column (0-based): read surely, or settled by the rules (the Caller lays
+    the ace through 5 value side up: a reading that is a suit side or a null cannot be there)."""
+    if p is None:
+        return None
+    if p.uncertain:
+        return _settle(p, lambda r: r[2] == "value" and r[1] is not None and 1 <= r[1] <= 5, lambda r: r[1],
+                       f"the coin above column {column + 1}", "Easy Slider's coins above the columns show their "
+                       "values, ace to 5", lambda v: f"the {rank_name(v).lower()} (value side up)", log)
+    if p.side != "value" or p.rank is None or not 1 <= p.rank <= 5:
         return None
     return p.rank
 
@@ -303,11 +371,13 @@ def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True) 
     # what each cell holds
     unknown: dict[tuple[int, int], str] = {}
     found: dict[tuple[int, int], Tile] = {}
+    settled: list[Settled] = []
     for (c, r), fits in layout.cells.items():
         if len(fits) > 1:
             unknown[(c, r)] = "two tiles are on this cell"
             continue
-        tile = _tile(fits[0].piece)
+        tile = _face_tile(fits[0].piece, f"the tile on {'abcde'[c]}{5 - r}", "Easy Slider's tiles lie face up",
+                          settled)
         if tile is None:
             unknown[(c, r)] = f"the tile here cannot be read: {_why(fits[0].piece)}"
         else:
@@ -325,7 +395,7 @@ def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True) 
                 found.pop(cell, None)
                 unknown[cell] = f"the {tile} is read on {len(cells)} cells: one reading is wrong"
     pawn_marks = [_pawn_suit(p) for p in layout.pawns]
-    coin_marks = [_coin_rank(c) for c in layout.coins]
+    coin_marks = [_coin_rank(coin, k, settled) for k, coin in enumerate(layout.coins)]
     if guard_marks:
         pawn_marks = _unless_contradicted(pawn_marks, found, 0)
         coin_marks = _unless_contradicted(coin_marks, found, 1)
@@ -393,7 +463,7 @@ def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True) 
     else:
         verdict = "correct"
         reason = "every tile is where the pawns and coins say, the nulls and the hole are in the bottom row"
-    return BoardVerdict(verdict, cells, reason, pawns, coins, layout)
+    return BoardVerdict(verdict, cells, reason, pawns, coins, layout, settled)
 
 
 def _easy_slider_boards(pieces: list[DetectedPiece]) -> list[EasySliderLayout]:
@@ -425,6 +495,7 @@ class Reading:
     text: str
     notes: list[str] = field(default_factory=list)
     layout: Any = field(default=None, repr=False)
+    settled: list[Settled] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -466,6 +537,7 @@ def read_state(seen: Detection | Iterable[DetectedPiece], game: str, room: str |
     if key not in readers:
         raise NotReadable(f"unknown game or room {game!r}: use " + ", ".join(GAME_NAMES))
     reading = readers[key](pieces, **options)
+    reading.notes.extend(_settled_note(reading.settled))
     reading.game = game
     reading.room = room if game == "epic-funhouse" else None
     return reading
@@ -495,17 +567,38 @@ def _read_easy_slider(pieces: list[DetectedPiece], **_: Any) -> Reading:
         state = es.State.from_layout(board, verdict.pawns, verdict.coins)
     except LayoutError as err:
         raise _layout_error("easy-slider", err) from None
-    return Reading("easy-slider", None, state, state.diagram(), layout=layout)
+    return Reading("easy-slider", None, state, state.diagram(), layout=layout, settled=verdict.settled)
 
 
 # -- Slides of Action and Plans of Action
-def _coin_suit(p: DetectedPiece) -> Suit | None:
-    if p.uncertain or p.suit is None:
-        return None
+#: The suit side up on the tiles (Slides of Action: "five coins each from arms, crowns and suns face down";
+#: Plans of Action: "the 24 coins ... color side up"): which coins may lie there and why.
+_BLOCK_COINS = {
+    "slides-of-action": ((Suit.ARMS, Suit.CROWNS, Suit.SUNS),
+                         "Slides of Action's coins (arms, crowns and suns) lie face down, suit side up"),
+    "plans-of-action": (SUITS, "Plans of Action's coins lie colour (suit) side up"),
+}
+
+
+def _coin_suit(p: DetectedPiece, game: str = "", where: str = "", log: list[Settled] | None = None) -> Suit | None:
+    """The suit a coin on the block shows: read surely, or settled by the game's rules (its coins lie suit side
+    up, so a value-side reading cannot be there)."""
+    if p.uncertain:
+        if game not in _BLOCK_COINS:
+            return None
+        suits, rule = _BLOCK_COINS[game]
+        return _settle(p, lambda r: r[2] == "suit" and r[0] in suits, lambda r: r[0], where, rule,
+                       lambda suit: f"{suit.value} (suit side up)", log)
     return p.suit
 
 
-def _block(pieces: list[DetectedPiece], game: str, what: str) -> BlockLayout:
+def _block_cell(cell: tuple[int, int]) -> str:
+    return f"the coin on cell {cell[0] + 1},{cell[1] + 1} (from the top left)"
+
+
+def _block(pieces: list[DetectedPiece], game: str, what: str
+           ) -> tuple[BlockLayout, dict[tuple[int, int], Suit], list[Settled]]:
+    """The block of tiles, the suit of the coin on each of its cells, and the coins the rules settled."""
     layout = find_tile_block(pieces)
     if layout is None or not layout.tiles:
         raise _wrong_game(pieces, game, what)
@@ -516,31 +609,55 @@ def _block(pieces: list[DetectedPiece], game: str, what: str) -> BlockLayout:
     shared = [p for p in layout.problems if p.kind in ("shared-cell", "misfit", "off-grid")]
     if shared:
         raise NotReadable(shared[0].message)
+    suits: dict[tuple[int, int], Suit] = {}
+    settled: list[Settled] = []
     for cell, coins in layout.coins.items():
-        suit = _coin_suit(coins[0])
+        suit = _coin_suit(coins[0], game, _block_cell(cell), settled)
         if suit is None:
-            raise NotReadable(f"the coin on cell {cell[0] + 1},{cell[1] + 1} (from the top left) cannot be read: "
-                              f"{coins[0].reason or 'its suit was not read'}")
-    return layout
+            raise NotReadable(f"{_block_cell(cell)} cannot be read: {coins[0].reason or 'its suit was not read'}"
+                              + _open_readings(coins[0]))
+        suits[cell] = suit
+    return layout, suits, settled
+
+
+def _open_readings(p: DetectedPiece) -> str:
+    """For an abstention's reason: the readings the picture fits that the rules could not choose between."""
+    could = getattr(p, "could_be", None) or ()
+    if len(could) < 2:
+        return ""
+    return " (it could be " + " or ".join(_reading_words(r) for r in could) + ")"
+
+
+def _reading_words(r: PieceReading) -> str:
+    suit, rank, side = r
+    if side == "back":
+        return "a back"
+    if side == "face":
+        return str(Tile(suit, rank)) if suit is not None and rank is not None else "a face"
+    if side == "value":
+        return f"the {rank_name(rank).lower() if rank is not None else '?'} (value side)"
+    if side == "suit":
+        return f"{suit.value if suit is not None else '?'} (suit side)"
+    return suit.value if suit is not None else "?"
 
 
 def _read_slides(pieces: list[DetectedPiece], players: Any = 2, one_diagonal: bool = False, **_: Any) -> Reading:
     from rules import slides_of_action as soa
 
-    layout = _block(pieces, "slides-of-action", "Slides of Action board")
+    layout, suits, settled = _block(pieces, "slides-of-action", "Slides of Action board")
     spaces = layout.tile_spaces
     if spaces != (2, 2) or len(layout.tiles) != 4:
         if len(layout.tiles) > 4:
             raise _wrong_game(pieces, "slides-of-action", "Slides of Action board (2x2 tiles)")
         raise NotReadable(f"a Slides of Action board is 2x2 tiles; {len(layout.tiles)} tiles are seen in "
                           f"{spaces[0]}x{spaces[1]} (a tile hidden?)")
-    coins = {(c + 1, 4 - r): _coin_suit(cs[0]) for (c, r), cs in layout.coins.items()}
+    coins = {(c + 1, 4 - r): suits[(c, r)] for (c, r) in layout.coins}
     try:
         state = soa.State.from_layout(coins, players=players, one_diagonal=one_diagonal)
     except LayoutError as err:
         raise _layout_error("slides-of-action", err) from None
     notes = [f"whose turn it is cannot be seen: shown with {state.turn.value} to move"] + _inferred_note(layout)
-    return Reading("slides-of-action", None, state, state.diagram(), notes, layout)
+    return Reading("slides-of-action", None, state, state.diagram(), notes, layout, settled)
 
 
 def _inferred_note(layout: BlockLayout) -> list[str]:
@@ -554,19 +671,19 @@ def _inferred_note(layout: BlockLayout) -> list[str]:
 def _read_plans(pieces: list[DetectedPiece], goal: str = "one", **_: Any) -> Reading:
     from rules import plans_of_action as poa
 
-    layout = _block(pieces, "plans-of-action", "Plans of Action board")
+    layout, suits, settled = _block(pieces, "plans-of-action", "Plans of Action board")
     if len(layout.tiles) < 6:
         raise _wrong_game(pieces, "plans-of-action", "Plans of Action board (16 tiles)")
     tc0 = min(c for c, _ in layout.tiles)
     tr1 = max(r for _, r in layout.tiles)
     tiles = [(2 * (tc - tc0) + 1.5, 2 * (tr1 - tr) + 1.5) for tc, tr in layout.tiles]
-    coins = {(cc - 2 * tc0 + 1, 2 * (tr1 + 1) - cr): _coin_suit(cs[0]) for (cc, cr), cs in layout.coins.items()}
+    coins = {(cc - 2 * tc0 + 1, 2 * (tr1 + 1) - cr): suits[(cc, cr)] for (cc, cr) in layout.coins}
     try:
         state = poa.State.from_layout(coins, tiles=tiles, goal=goal)
     except LayoutError as err:
         raise _layout_error("plans-of-action", err) from None
     notes = ["the moves made so far cannot be seen in a photo", "cells are numbered from the tiles' bottom-left"]
-    return Reading("plans-of-action", None, state, state.diagram(), notes + _inferred_note(layout), layout)
+    return Reading("plans-of-action", None, state, state.diagram(), notes + _inferred_note(layout), layout, settled)
 
 
 # -- Martian Shuffleboard
@@ -577,15 +694,18 @@ def _read_shuffleboard(pieces: list[DetectedPiece], small_height_mm: float | Non
 
 
 # -- Epic Funhouse rooms
-def _tile_rows(cells: Mapping[tuple[int, int], list[Any]], cols: int, rows: int, room: str) -> list[list[Tile | None]]:
+def _tile_rows(cells: Mapping[tuple[int, int], list[Any]], cols: int, rows: int, room: str,
+               settled: list[Settled] | None = None) -> list[list[Tile | None]]:
     grid: list[list[Tile | None]] = [[None] * cols for _ in range(rows)]
     for (c, r), fits in cells.items():
         if len(fits) > 1:
             raise NotReadable(f"two tiles are on one cell of the {GAME_NAMES[room]} board")
         piece = fits[0].piece
-        tile = _tile(piece)
+        tile = _face_tile(piece, f"the tile in row {r + 1}, column {c + 1}", f"{GAME_NAMES[room]}'s tiles lie face up",
+                          settled)
         if tile is None:
-            raise NotReadable(f"a tile of the {GAME_NAMES[room]} board cannot be read: {_why(piece)}")
+            raise NotReadable(f"a tile of the {GAME_NAMES[room]} board cannot be read: {_why(piece)}"
+                              + _open_readings(piece))
         grid[r][c] = tile
     return grid
 
@@ -597,7 +717,8 @@ def _read_slide_jam(pieces: list[DetectedPiece], **_: Any) -> Reading:
     if layout is None or not layout.cells:
         raise _wrong_game(pieces, "slide-jam", "Slide Jam board")
     _grid_trouble(layout, "slide-jam")
-    grid = _tile_rows(layout.cells, 4, 6, "slide-jam")
+    settled: list[Settled] = []
+    grid = _tile_rows(layout.cells, 4, 6, "slide-jam", settled)
     _check_packed(grid)
     try:
         state = slide_jam.State.from_layout(grid)
@@ -607,7 +728,7 @@ def _read_slide_jam(pieces: list[DetectedPiece], **_: Any) -> Reading:
     if layout.ambiguous:
         notes.append(f"{layout.ambiguous}: the tiles are shown from the grid's top-left corner "
                      "(the score does not depend on it)")
-    return Reading("slide-jam", None, state, state.render(), notes, layout)
+    return Reading("slide-jam", None, state, state.render(), notes, layout, settled)
 
 
 def _check_packed(grid: list[list[Tile | None]]) -> None:
@@ -670,7 +791,8 @@ def _read_mirror(pieces: list[DetectedPiece], **_: Any) -> Reading:
     if layout is None or not layout.cells:
         raise _wrong_game(pieces, "magic-mirror", "Magic Mirror board")
     _grid_trouble(layout, "magic-mirror")
-    grid = _tile_rows(layout.cells, 4, 6, "magic-mirror")
+    settled: list[Settled] = []
+    grid = _tile_rows(layout.cells, 4, 6, "magic-mirror", settled)
     try:
         state = magic_mirror.State.from_layout(grid)
     except LayoutError as err:
@@ -678,7 +800,7 @@ def _read_mirror(pieces: list[DetectedPiece], **_: Any) -> Reading:
     notes = ["the stacks of removed pairs are not read (only the board)"]
     if layout.ambiguous:
         notes.append(f"{layout.ambiguous}: the tiles are shown from the left")
-    return Reading("magic-mirror", None, state, state.render(), notes, layout)
+    return Reading("magic-mirror", None, state, state.render(), notes, layout, settled)
 
 
 def _catwalk_order(cells: dict[tuple[int, int], Tile]) -> tuple[list[Tile], list[tuple[int, int]]]:
@@ -740,10 +862,12 @@ def _read_catwalk(pieces: list[DetectedPiece], **_: Any) -> Reading:
     if bad:
         raise NotReadable(bad[0].message)
     cells = {}
+    settled: list[Settled] = []
     for cell, fits in layout.cells.items():
-        tile = _tile(fits[0].piece)
+        tile = _face_tile(fits[0].piece, f"the catwalk tile at {cell[0]},{cell[1]} (east, north)",
+                          "the catwalk's tiles lie face up", settled)
         if tile is None:
-            raise NotReadable(f"a catwalk tile cannot be read: {_why(fits[0].piece)}")
+            raise NotReadable(f"a catwalk tile cannot be read: {_why(fits[0].piece)}" + _open_readings(fits[0].piece))
         cells[cell] = tile
     if len(cells) != 24:
         raise NotReadable(f"the catwalk has {len(cells)} tiles, not 24: a tile is hidden or was not seen")
@@ -753,10 +877,15 @@ def _read_catwalk(pieces: list[DetectedPiece], **_: Any) -> Reading:
     except LayoutError as err:
         raise _layout_error("catwalk", err) from None
     notes = ["the catwalk as laid; flicks and the scoreboard are not read from a photo"]
-    return Reading("catwalk", None, track, track.render(), notes, layout)
+    return Reading("catwalk", None, track, track.render(), notes, layout, settled)
 
 
-def _coin_values(layout: CoinGridLayout, room: str, hidden_ok: bool) -> tuple[list[int | None], list[str]]:
+def _coin_values(layout: CoinGridLayout, room: str, hidden_ok: bool, settled: list[Settled] | None = None
+                 ) -> tuple[list[int | None], list[str]]:
+    """The barrels' values (reading order; None where not read): read surely, or settled by the rules (the
+    barrels lie face up: a suit-side reading cannot be there)."""
+    from rules.epic_funhouse.roll_out_the_barrels import cell_name
+
     values: list[int | None] = [None] * 24
     notes: list[str] = []
     bad = [p for p in layout.problems if p.kind in ("shared-cell", "misfit", "off-grid")]
@@ -768,6 +897,10 @@ def _coin_values(layout: CoinGridLayout, room: str, hidden_ok: bool) -> tuple[li
         p = fits[0].piece
         if not p.uncertain and p.side == "value" and p.rank is not None:
             values[r * 4 + c] = p.rank
+        elif p.uncertain and (v := _settle(p, lambda x: x[2] == "value", lambda x: x[1], f"the barrel on "
+                                            f"{cell_name(r * 4 + c)}", "the barrels lie face up, value side",
+                                            lambda v: f"the {rank_name(v).lower()}", settled)) is not None:
+            values[r * 4 + c] = v
         elif not hidden_ok:
             raise NotReadable(f"the coin on {'abcd'[c]}{6 - r} cannot be read: {_why(p)}")
     return values, notes
@@ -799,14 +932,15 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
     layout = find_coin_grid(pieces, 4, 6)
     if layout is None or not layout.cells:
         raise _wrong_game(pieces, "roll-out-the-barrels", "barrel maze (a 4x6 grid of coins)")
-    values, notes = _coin_values(layout, "roll-out-the-barrels", hidden_ok=True)
+    settled: list[Settled] = []
+    values, notes = _coin_values(layout, "roll-out-the-barrels", hidden_ok=True, settled=settled)
     cell, die_piece = _die_on(layout)
     missing = [i for i, v in enumerate(values) if v is None]
     if missing and missing != [cell]:
         i = next(i for i in missing if i != cell)
         where = rob.cell_name(i)
         fits = layout.cells.get((i % 4, i // 4))
-        why = _why(fits[0].piece) if fits else "no coin is seen there"
+        why = _why(fits[0].piece) + _open_readings(fits[0].piece) if fits else "no coin is seen there"
         raise NotReadable(f"the barrel on {where} cannot be read: {why}")
     if missing:  # the coin under the die: the one value seen only three times (four coins of each value)
         counts = {v: values.count(v) for v in range(6)}
@@ -828,7 +962,7 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
         state = rob.State.from_layout(values, rob.cell_name(cell) if cell is not None else None, die, arr)
     except (LayoutError, RulesError) as err:
         raise _layout_error("roll-out-the-barrels", err) from None
-    return Reading("roll-out-the-barrels", None, state, state.render(), notes, layout)
+    return Reading("roll-out-the-barrels", None, state, state.render(), notes, layout, settled)
 
 
 def _parse_grid(text: Any) -> list[int]:
@@ -860,18 +994,30 @@ def _read_whack(pieces: list[DetectedPiece], grid: Any = None, die_coin: str | N
     cell, _die = _die_on(layout)
     up: list[int] = []
     seen_values: dict[int, int] = {}
+    settled: list[Settled] = []
     if die_coin not in (None, "up", "down"):
         raise NotReadable(f"the coin under the die is up or down, not {die_coin!r}")
+    given = _parse_grid(grid) if grid is not None else None
     for (c, r), fits in layout.cells.items():
         p = fits[0].piece
         i = r * 4 + c
         if i == cell:  # under the die: the player says which side it is (below)
             continue
-        if p.uncertain or p.side is None:
-            raise NotReadable(f"the dummy on {cell_name(i)} cannot be read: {_why(p)}")
-        if p.side == "value":
+        side = p.side if not p.uncertain else None
+        if p.uncertain and given is not None:
+            # --grid says which value this coin has: a value-side reading of another value cannot lie here
+            value = given[i]
+            side = _settle(p, lambda x, v=value: x[2] == "suit" or (x[2] == "value" and x[1] in (None, v)),
+                           lambda x: x[2], f"the dummy on {cell_name(i)}",
+                           f"--grid gives it the {rank_name(value).lower()}, which the picture does not show",
+                           lambda sd: "face down (suit side up)" if sd == "suit" else "face up", settled)
+            if side == "value":
+                seen_values[i] = value
+        if side is None:
+            raise NotReadable(f"the dummy on {cell_name(i)} cannot be read: {_why(p)}" + _open_readings(p))
+        if side == "value":
             up.append(i)
-            if p.rank is not None:
+            if p.rank is not None and not p.uncertain:
                 seen_values[i] = p.rank
     if grid is None:
         raise NotReadable("face-down coins hide their values: give the maze's 24 values with --grid "
@@ -885,7 +1031,7 @@ def _read_whack(pieces: list[DetectedPiece], grid: Any = None, die_coin: str | N
     missing = [i for i in range(24) if (i % 4, i // 4) not in layout.cells and i != cell]
     if missing:
         raise NotReadable(f"the dummy on {cell_name(missing[0])} is not seen")
-    values = _parse_grid(grid)
+    values = given if given is not None else _parse_grid(grid)
     for i, v in seen_values.items():
         if values[i] != v:
             raise NotReadable(f"--grid says {rank_name(values[i]).lower()} on {cell_name(i)}, but the coin there "
@@ -895,7 +1041,7 @@ def _read_whack(pieces: list[DetectedPiece], grid: Any = None, die_coin: str | N
     except (LayoutError, RulesError) as err:
         raise _layout_error("whack-a-dummy", err) from None
     notes = ["penalties cannot be seen in a photo: shown as 0; progress is the longest run of corners in order"]
-    return Reading("whack-a-dummy", None, state, state.render(), notes, layout)
+    return Reading("whack-a-dummy", None, state, state.render(), notes, layout, settled)
 
 
 def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:

@@ -783,3 +783,117 @@ def game_frame(game: str, seed: int, edition: str = "default", camera=None):
     scene = Scene(pieces=pieces, table=("wood", "felt", "laminate", "dark-wood")[seed % 4], sheet="a3",
                   edition=edition, lighting=Lighting.random(rng))
     return ds.rendered(scene, camera or ds.GAME_CAMERA, seed), state, options
+
+
+# ------------------------------------------------------------------------------- what the game's rules settle
+def unclear(piece: DetectedPiece, *readings) -> DetectedPiece:
+    """``piece`` as the detector reports a piece it narrowed to a few readings (``could_be``) without reading it
+    surely: uncertain, its suit and rank unknown, ``could_be`` the (suit, rank, side) readings."""
+    from dataclasses import replace
+
+    return replace(piece, suit=None, rank=None, uncertain=True, reason="face unclear", confidence=0.3,
+                   could_be=tuple(readings))
+
+
+def test_a_coin_the_picture_leaves_between_value_ace_and_suit_side_is_settled_by_easy_sliders_rules():
+    state = solved_board(coins="245a3")
+    pieces = seen(board_pieces(state, 3), 4)
+    ace = next(i for i, p in enumerate(pieces) if p.kind is Kind.COIN and p.rank == 1)
+    two = next(i for i, p in enumerate(pieces) if p.kind is Kind.COIN and p.rank == 2)
+    pieces[two] = unclear(pieces[two])  # not narrowed: known only by elimination once the ace is
+    open_ = list(pieces)
+    # classic edition: the ace's value side and the suit side show the same symbol, 5 % apart in size
+    open_[ace] = unclear(pieces[ace], (Suit.ARMS, 1, "value"), (Suit.ARMS, None, "suit"))
+    [verdict] = check_easy_slider(open_)
+    assert verdict.verdict == "correct", verdict.reason
+    assert verdict.coins == [2, 4, 5, 1, 3]
+    assert [s.where for s in verdict.settled] == ["the coin above column 4"]
+    assert verdict.to_json()["settled_by_rules"][0]["reading"] == "the ace (value side up)"
+    reading = read_state(open_, "easy-slider")
+    assert reading.state == state and any("settled by the rules" in n for n in reading.notes)
+    # two values still possible (or nothing narrowed): the coin decides nothing, as before
+    for readings in [((None, 1, "value"), (None, 4, "value")), ()]:
+        open_[ace] = unclear(pieces[ace], *readings)
+        [verdict] = check_easy_slider(open_)
+        assert verdict.verdict == "unsure" and not verdict.settled and verdict.coins[0] is verdict.coins[3] is None
+    # a tile that could be a back or one face: tiles lie face up
+    tile = tile_index(board_pieces(state, 3), "b4")
+    open_ = list(pieces)
+    open_[tile] = unclear(pieces[tile], (None, None, "back"), (pieces[tile].suit, pieces[tile].rank, "face"))
+    [verdict] = check_easy_slider(open_)
+    assert verdict.verdict == "correct" and verdict.settled[0].where == "the tile on b4"
+
+
+def _slides_pieces(rng: int = 1) -> tuple[soa.State, list[DetectedPiece]]:
+    state = soa.State.initial()
+    coins = {(x - 1, 4 - y): (suit.value, 1) for (x, y), suit in state.coins().items()}
+    return state, seen(tile_block(2, (60.0, 80.0), coins, rng=rng), 3, jitter_mm=1.0)
+
+
+def test_slides_of_action_coins_lie_suit_side_up():
+    state, pieces = _slides_pieces()
+    k = next(i for i, p in enumerate(pieces) if p.kind is Kind.COIN and p.suit is Suit.SUNS)
+    pieces[k] = unclear(pieces[k], (Suit.SUNS, None, "suit"), (Suit.SUNS, 1, "value"))
+    reading = read_state(pieces, "slides-of-action")
+    assert reading.state == state
+    assert len(reading.settled) == 1 and "suit side up" in reading.settled[0].rule
+    # moons are not in the game: of two suit sides, only suns can lie there
+    pieces[k] = unclear(pieces[k], (Suit.MOONS, None, "suit"), (Suit.SUNS, None, "suit"))
+    assert read_state(pieces, "slides-of-action").state == state
+    # two suits of the game: abstain, saying what it could be
+    pieces[k] = unclear(pieces[k], (Suit.ARMS, None, "suit"), (Suit.SUNS, None, "suit"))
+    with pytest.raises(NotReadable, match=r"could be arms \(suit side\) or suns \(suit side\)"):
+        read_state(pieces, "slides-of-action")
+
+
+def test_plans_of_action_coins_lie_colour_side_up():
+    start = poa.State.initial()
+    coins = {(x - 1, 8 - y): (suit.value, 3) for (x, y), suit in start.coin_map().items()}
+    pieces = seen(tile_block(4, (30.0, 40.0), coins, rng=6), 7, jitter_mm=0.8)
+    k = next(i for i, p in enumerate(pieces) if p.kind is Kind.COIN and p.suit is Suit.MOONS)
+    pieces[k] = unclear(pieces[k], (Suit.MOONS, 1, "value"), (Suit.MOONS, None, "suit"))
+    reading = read_state(pieces, "plans-of-action")
+    assert reading.state.diagram() == start.diagram() and len(reading.settled) == 1
+
+
+def test_barrels_lie_face_up_and_whack_a_dummy_is_settled_by_the_grid():
+    grid = roll_out_the_barrels.build_maze([], list(range(6)) * 4, seed=3).grid
+    coins = coin_grid(_suited(grid), (60.0, 50.0), 4, rng=2)
+    pieces = seen(coins, 10, rotate_deg=3.0)
+    ace = next(i for i, v in enumerate(grid) if v == 1)
+    open_ = list(pieces)
+    open_[ace] = unclear(pieces[ace], (Suit.ARMS, 1, "value"), (Suit.ARMS, None, "suit"))
+    reading = read_state(open_, "epic-funhouse", "roll-out-the-barrels")
+    assert reading.state.grid == tuple(grid)
+    assert reading.settled[0].where == f"the barrel on {roll_out_the_barrels.cell_name(ace)}"
+    open_[ace] = unclear(pieces[ace], (None, 4, "value"), (None, 1, "value"))
+    with pytest.raises(NotReadable, match=r"could be the 4 \(value side\) or the ace \(value side\)"):
+        read_state(open_, "epic-funhouse", "roll-out-the-barrels")
+    # Whack-a-Dummy: every coin face down; --grid gives each its value
+    down = seen([CoinPiece(c.suit, c.rank, "suit", c.x_mm, c.y_mm, 0.0) for c in coins], 11)
+    text = "".join("na2345"[v] for v in grid)
+    three = next(i for i, v in enumerate(grid) if v == 3)
+    for i in (ace, three):
+        down[i] = unclear(down[i], (Suit.SUNS, None, "suit"), (Suit.SUNS, 1, "value"))
+    with pytest.raises(NotReadable, match=f"dummy on {roll_out_the_barrels.cell_name(ace)} cannot be read"):
+        read_state(down, "epic-funhouse", "whack-a-dummy", grid=text)  # the grid puts an ace there: both fit
+    down[ace] = seen([CoinPiece("suns", 1, "suit", coins[ace].x_mm, coins[ace].y_mm, 0.0)], 11)[0]
+    reading = read_state(down, "epic-funhouse", "whack-a-dummy", grid=text)  # a 3 there: not the value-side ace
+    assert reading.state == whack_a_dummy.State.from_layout(grid, [], None)
+    assert [s.reading for s in reading.settled] == ["face down (suit side up)"]
+
+
+def test_a_room_tile_between_two_faces_is_not_guessed():
+    import random
+
+    state = slide_jam.State.deal(random.Random(5))
+    rows = [[t for t in row] for row in state.board]
+    pieces = seen(_grid_tiles(rows), 12, jitter_mm=1.0)
+    k = 5
+    t = pieces[k]
+    pieces[k] = unclear(t, (t.suit, t.rank, "face"), (None, None, "back"))
+    assert read_state(pieces, "epic-funhouse", "slide-jam").state == state
+    other = 3 if t.rank != 3 else 5
+    pieces[k] = unclear(t, (t.suit, t.rank, "face"), (t.suit, other, "face"))
+    with pytest.raises(NotReadable, match="could be"):
+        read_state(pieces, "epic-funhouse", "slide-jam")

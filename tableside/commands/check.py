@@ -34,8 +34,11 @@ change the verdict is hidden (a hand over the board), unreadable, between cells 
 abstains rather than cost a player a round. A fumble is declared only when a cell is wrong whatever the
 unclear pieces are.
 
---json prints {"verdict", "wrong_cells", "unsure_cells", "reason", "pawns", "coins", "boards": [...]}: the
-top-level fields are the first board's, "boards" holds every board's in reading order. Each wrong cell is
+--json prints {"verdict", "wrong_cells", "unsure_cells", "reason", "pawns", "coins", "settled_by_rules",
+"boards": [...]}: the top-level fields are the first board's, "boards" holds every board's in reading order.
+"settled_by_rules" lists the pieces the photo left open between a few readings that the rules settle ({"where",
+"reading", "rule"}: a coin above a column that is a value-side ace or a suit side is the ace, since the coins
+show their values; a tile that is one face or a back is that face). Each wrong cell is
 {"cell", "row", "col", "found", "wanted"} (cells as in the rules: a5 top left, rows 1-5 from the top).
 --annotate draws wrong cells red, unsure cells orange and the verdict. Exit 0 whatever the verdict; a frame
 with no Easy Slider board, an unreadable image or no calibration: one line on stderr, exit 2, nothing written.
@@ -92,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
                 wanted = (f"the {cell.wanted}" if cell.wanted else
                           "a null tile or the hole" if cell.row == 5 else "another tile")
                 print(f"  {cell.name} has {found}, should have {wanted}")
+            for settled in v.settled:
+                print(f"  settled by the rules: {settled}")
             for cell in v.unsure_cells[:8]:
                 print(f"  {cell.name}: {cell.reason}")
             if len(v.unsure_cells) > 8:

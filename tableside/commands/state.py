@@ -34,7 +34,11 @@ Games: easy-slider, slides-of-action, plans-of-action, martian-shuffleboard, epi
 magic-mirror, catwalk, roll-out-the-barrels, whack-a-dummy, trampo-land).
 
 What a photo cannot show (whose turn it is, moves made, stacks beside the board, the die's hidden sides) is
-listed under "notes". --json prints {"game", "room", "text", "state", "ppn", "notes"}.
+listed under "notes". --json prints {"game", "room", "text", "state", "ppn", "notes", "settled_by_rules"}.
+A piece the photo leaves open between a few readings (a classic coin's value-side ace looks like its suit side)
+is taken as the one reading the game's rules allow at its place (Slides of Action's coins lie suit side up, the
+barrels value side up...): each such piece is listed in "settled_by_rules" ({"where", "reading", "rule"}) and
+in a note; where two readings stay possible, state abstains and says what the piece could be.
 Exit 2 with one line saying why when the state cannot be read surely: no board, the wrong game, two boards
 where one was expected, a hand over the board (hidden or unreadable pieces), a piece between cells.
 """
@@ -129,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
     ppn = ppn_position(reading)
     if args.json:
         print_json({"game": game, "room": room, "text": reading.text, "state": _state_json(reading.state),
-                    "ppn": ppn, "notes": reading.notes})
+                    "ppn": ppn, "notes": reading.notes,
+                    "settled_by_rules": [s.to_json() for s in getattr(reading, "settled", [])]})
     else:
         text = reading.text
         # one-line diagrams ("ACSA/SACS/CSAC/ACS.") are rows separated by "/": print them as rows
