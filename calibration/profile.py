@@ -39,6 +39,12 @@ Fields that other modules read (agreed with ``vision.figures``; all in :class:`P
   inside the edge; 0 when the edge itself is), measured by teach; ``coin_rim_taps``: the coins' radial signature,
   (radius mm, weight) of the concentric edges every coin shows (a printed ring, the rim; weight < 0 where the
   brightness falls outward), measured by teach.
+
+A profile may also hold ``tile_marks``: the middle of each tile face (its rank mark, ``MARK_CROP_MM`` square) at
+about the camera's own resolution (``MARK_CROP_PX``), with the margin teach measured a reading of it needs. The
+detector takes this second look only at the few tiles whose whole-face reading leaves two or more ranks close
+(a bold 3 and 5 blur alike at the tile crop's 0.85 px/mm). Profiles taught before it lack it and still load:
+their unclear tiles stay unclear.
 """
 
 from __future__ import annotations
@@ -85,6 +91,11 @@ __all__ = [
     "default_profile",
     "DEFAULT_PROFILE_PATH",
     "COIN_SHARPNESS_SHARE",
+    "MARK_CROP_MM",
+    "MARK_CROP_PX",
+    "mark_raw",
+    "mark_features",
+    "mark_scores",
 ]
 
 PROFILE_VERSION = 1
@@ -95,6 +106,8 @@ TILE_CROP_PX = 40
 TILE_CROP_MM = TILE_MM - 3.0  # 1.5 mm margin each side
 COIN_CROP_PX = 44
 COIN_CROP_MM = 22.0
+MARK_CROP_MM = 24.0  # a tile's rank mark: the middle of the face, inside the corner symbols
+MARK_CROP_PX = 40  # 1.67 px/mm: about the camera's own resolution at a tile (1.2-1.7 px/mm) and teach's (1.5)
 COIN_RINGS = 10  # radial samples of the polar coin feature, between _COIN_R0 and _COIN_R1 mm
 COIN_ANGLES = 64  # angular samples (5.625 degrees apart): a coin's rotation is a circular shift
 _COIN_R0 = 0.6
@@ -175,6 +188,32 @@ def tile_raw(crops: np.ndarray) -> np.ndarray:
     if crops.ndim == 3:
         crops = crops[None]
     return _high_pass(_opponent(_log_ratio(crops)), _TILE_HIGH_PASS_PX)
+
+
+def mark_raw(crops: np.ndarray) -> np.ndarray:
+    """Rank-mark crops (n, MARK_CROP_PX, MARK_CROP_PX, 3) -> unnormalised features of the same shape (the tile
+    crop's features: log colour ratios to the crop's median, opponent channels, high-passed over 5 mm cells)."""
+    crops = np.asarray(crops)
+    if crops.ndim == 3:
+        crops = crops[None]
+    return _high_pass(_opponent(_log_ratio(crops)), _TILE_HIGH_PASS_PX)
+
+
+def mark_features(crops: np.ndarray) -> np.ndarray:
+    """Rank-mark crops -> (n, 3 * MARK_CROP_PX**2) unit vectors."""
+    raw = mark_raw(crops)
+    return _normalise(raw.reshape(len(raw), -1))
+
+
+def mark_scores(windows: np.ndarray, templates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank-mark crops (n, MARK_CROP_PX, MARK_CROP_PX, 3) against unit templates (t, d) at the four quarter turns:
+    the best correlation (n, t) and its turn (k quarter turns clockwise: the crop turned back by ``np.rot90(k)``
+    shows the template upright). Each crop's own features, as teach computes them."""
+    n = MARK_CROP_PX
+    raw = mark_features(windows).reshape(len(windows), n, n, 3)
+    turned = np.stack([np.rot90(raw, k, axes=(1, 2)).reshape(len(raw), -1) for k in range(4)], axis=1)
+    scores = turned @ templates.T  # (n, 4, t)
+    return scores.max(axis=1), scores.argmax(axis=1)
 
 
 def tile_features(crops: np.ndarray) -> np.ndarray:
@@ -367,8 +406,9 @@ class PieceSetProfile:
 
     ``tile_faces`` (24 labels), ``tile_back`` (one label ``(None, None)``, or None when the backs were not
     taught), ``coin_values`` (24 labels, or 6 with suit None when values are printed in black),
-    ``coin_suits`` (4 labels, rank None). ``taught`` records where it came from (image names, frame size,
-    camera scale), ``name`` is free text (the edition).
+    ``coin_suits`` (4 labels, rank None), ``tile_marks`` (the 24 faces' rank marks at the camera's resolution, or
+    None in profiles taught before it: see the module docstring). ``taught`` records where it came from (image
+    names, frame size, camera scale), ``name`` is free text (the edition).
     """
 
     name: str
@@ -376,6 +416,7 @@ class PieceSetProfile:
     coin_values: ClassModel
     coin_suits: ClassModel
     tile_back: ClassModel | None = None
+    tile_marks: ClassModel | None = None
     tile_thickness_mm: float = 3.0
     coin_thickness_mm: float = 3.0
     tile_frame_mm: float = 0.0
@@ -404,7 +445,7 @@ class PieceSetProfile:
     def to_json(self) -> dict[str, Any]:
         arrays: dict[str, np.ndarray] = {}
         models: dict[str, Any] = {}
-        for key in ("tile_faces", "tile_back", "coin_values", "coin_suits"):
+        for key in ("tile_faces", "tile_back", "coin_values", "coin_suits", "tile_marks"):
             model: ClassModel | None = getattr(self, key)
             if model is None:
                 models[key] = None
@@ -451,8 +492,8 @@ class PieceSetProfile:
         """Build from the JSON dict; raises KeyError, ValueError or TypeError on missing or malformed fields."""
         arrays = _unpack(data["arrays"])
         models: dict[str, ClassModel | None] = {}
-        for key in ("tile_faces", "tile_back", "coin_values", "coin_suits"):
-            spec = data["models"].get(key)
+        for key in ("tile_faces", "tile_back", "coin_values", "coin_suits", "tile_marks"):
+            spec = data["models"].get(key)  # tile_marks: absent from profiles taught before it (None)
             if spec is None:
                 models[key] = None
                 continue
@@ -475,6 +516,7 @@ class PieceSetProfile:
             coin_values=models["coin_values"],  # type: ignore[arg-type]
             coin_suits=models["coin_suits"],  # type: ignore[arg-type]
             tile_back=models["tile_back"],
+            tile_marks=models["tile_marks"],
             tile_thickness_mm=float(data["tile"]["thickness_mm"]),
             tile_frame_mm=float(data["tile"].get("frame_mm", 0.0)),
             coin_thickness_mm=float(data["coin"]["thickness_mm"]),

@@ -16,7 +16,9 @@ position (which block is which follows from what it holds: 24 tiles that all loo
 block whose rows hold six alike coins is S), put in row/column order, checked (complete, suits in rows,
 nulls first, pawns and dice in the tiles' suit order) and learned: one template per face from the taught crop
 and augmented copies of it (small shifts, turns and scale changes, blur, noise, JPEG, changes of light colour
-and brightness), and thresholds from how augmented copies score against all templates.
+and brightness), and thresholds from how augmented copies score against all templates. The tiles' rank marks
+are learned a second time at about the camera's own resolution (``tile_marks``: the detector's second look at
+a tile whose whole face leaves two ranks close).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from calibration.profile import (
     COIN_CROP_MM,
     COIN_CROP_PX,
     COIN_SHARPNESS_SHARE,
+    MARK_CROP_MM,
+    MARK_CROP_PX,
     TILE_CROP_MM,
     TILE_CROP_PX,
     ClassModel,
@@ -44,6 +48,8 @@ from calibration.profile import (
     coin_correlations,
     coin_features,
     coin_sharpness,
+    mark_features,
+    mark_scores,
     tile_features,
     tile_scores,
 )
@@ -594,6 +600,9 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
         tile_back = ClassModel(((None, None),), back_templates, b_score, b_margin,
                                (float(tile_margins[len(face_labels)]),), float(np.median(back_scores)))
 
+    # its own random stream: the rest of the profile stays what it was before the marks were learned
+    tile_marks = _mark_model(face_grid, face_labels, np.random.default_rng([seed, 5]))
+
     # --- coins -------------------------------------------------------------------------------------------------
     value_photo, value_grid, _ = values
     suit_photo, suit_grid, _ = suits_block
@@ -691,6 +700,7 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
         coin_values=coin_values,
         coin_suits=coin_suits,
         tile_back=tile_back,
+        tile_marks=tile_marks,
         tile_frame_mm=round(frame, 2),
         coin_rim_taps=rim_taps,
         suit_colors=dict(pawn_colors),
@@ -701,6 +711,45 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
         rank_templates=rank_templates,
         taught=taught,
     )
+
+
+_MARK_SEARCH_PX = 3  # the detector reads a rank mark at every window within this many pixels (1.8 mm) ...
+_MARK_IMPOSTOR_COPIES = 6  # ... and teach reads this many hard copies of each face so, to learn its margins
+
+
+def _mark_augment(piece: TeachPiece, count: int, rng: np.random.Generator, strength: float = 1.0,
+                  wide: int = MARK_CROP_PX, shift_mm: float = 0.8, turn_deg: float = 1.5,
+                  blur_px: float = 2.2) -> np.ndarray:
+    """Copies of a tile's rank mark (the middle ``MARK_CROP_MM`` of the face, ``wide`` pixels at MARK_CROP_PX's
+    scale): the context crop holds the teach photo's own resolution (1.5 px/mm), about the mark crop's."""
+    return augment(piece.context, count, rng, TILE_CONTEXT_MM, MARK_CROP_MM * wide / MARK_CROP_PX, wide, shift_mm,
+                   turn_deg, strength, blur_px=blur_px)
+
+
+def _mark_model(face_grid: list[list[TeachPiece]], labels: list[Any], rng: np.random.Generator) -> ClassModel:
+    """The faces' rank marks at the camera's resolution: one template per face from augmented copies, thresholds
+    from fresh copies, and per face the margin by which it ever beat the right face in hard copies read as the
+    detector reads them (every window within _MARK_SEARCH_PX, every quarter turn)."""
+    pieces = [face_grid[SUITS.index(suit)][RANKS.index(rank)] for suit, rank in labels]
+    templates = _normalise(np.stack([mark_features(_mark_augment(p, _AUGMENT, rng)).mean(axis=0) for p in pieces]))
+    tests = np.concatenate([_mark_augment(p, 8, rng, strength=1.3)[1:] for p in pieces])
+    truth = np.repeat(np.arange(len(pieces)), 7)
+    per_label, _ = mark_scores(tests, templates)
+    correct = per_label[np.arange(len(tests)), truth]
+    others = per_label.copy()
+    others[np.arange(len(tests)), truth] = -np.inf
+    min_score, min_margin = _thresholds(correct, correct - others.max(axis=1))
+    wide = MARK_CROP_PX + 2 * _MARK_SEARCH_PX
+    scores = []
+    for piece in pieces:
+        copies = _mark_augment(piece, _MARK_IMPOSTOR_COPIES, rng, 1.6, wide, 1.5, 3.0, blur_px=3.5)
+        windows = _windows(copies, MARK_CROP_PX).reshape(-1, MARK_CROP_PX, MARK_CROP_PX, 3)
+        per, _ = mark_scores(windows, templates)
+        scores.append(per.reshape(len(copies), -1, len(templates)).max(axis=1))
+    margins = _impostor_margins(np.concatenate(scores), np.repeat(np.arange(len(pieces)), _MARK_IMPOSTOR_COPIES),
+                                len(templates))
+    return ClassModel(tuple(labels), templates, min_score, min_margin, tuple(float(m) for m in margins),
+                      float(np.median(correct)))
 
 
 def _coin_template(samples: list[np.ndarray]) -> np.ndarray:

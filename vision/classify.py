@@ -31,6 +31,7 @@ from calibration.profile import (
     COIN_CROP_PX,
     COIN_RINGS,
     COIN_SHARPNESS_SHARE,
+    MARK_CROP_PX,
     TILE_CROP_PX,
     ClassModel,
     PieceSetProfile,
@@ -40,11 +41,12 @@ from calibration.profile import (
     _polar_matrix,
     coin_polar,
     coin_sharpness,
+    mark_scores,
     tile_raw,
 )
 from rules.pieces import Suit
 
-__all__ = ["Reading", "TileReader", "CoinReader"]
+__all__ = ["Reading", "TileReader", "CoinReader", "MarkReader"]
 
 _CELLS = 5  # tiles: occlusion cells per side
 _COVERED_SHARE = 0.6  # at most this share of cells may be covered for a "partly hidden" piece
@@ -83,8 +85,11 @@ class Reading:
     reason: str | None = None
     covered: float = 0.0  # share of the crop judged covered
     could_be: tuple[tuple[Suit | None, int | None, str | None], ...] = ()  # unclear: (suit, rank, side) each
+    close: tuple[int, ...] = ()  # tiles, unclear: the face labels (indices) a second look at the mark decides among
 
 
+_CLOSE_MARGINS = 2.0  # tiles: faces within this many needed margins of the best are looked at again ...
+_CLOSE_MOST = 6  # ... when there are at most this many (and every one a face)
 _COULD_BE_MOST = 3  # an unclear reading narrowed to at most this many labels ...
 _COULD_BE_GAP = 1.0  # ... each within the needed margin of the best, the rest trailing by this many margins more
 
@@ -343,8 +348,13 @@ class TileReader:
             return Reading("ok", side, suit, rank, angle, score, margin, confidence)
         if score >= min_score:
             could_be = _could_be(per_label, self.labels, best, np.full(len(per_label), min_margin))
+            # the faces within twice the needed margin: a second look at the rank mark may tell them apart
+            close = np.nonzero(per_label >= score - _CLOSE_MARGINS * min_margin)[0]
+            faces = tuple(int(k) for k in close if self.labels[int(k)][0] == "face")
+            if side != "face" or len(faces) != len(close) or not 2 <= len(faces) <= _CLOSE_MOST:
+                faces = ()
             return Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear",
-                           could_be=could_be)
+                           could_be=could_be, close=faces)
         # Low correlation: covered, or not a tile. Compare cell by cell with the best template (unless nothing
         # matches at all: wood, paper, a marker).
         if score < 0.35:
@@ -460,6 +470,44 @@ class TileReader:
         scores = self._scores(vector, keep_cells)
         per_template = scores.max(axis=0)
         return covered, float(per_template.max())
+
+
+class MarkReader:
+    """A second look at the rank mark of a tile whose whole face left two or more ranks close (a bold 3 and 5,
+    whose serifs the tile crop's 0.85 px/mm blurs alike): the middle of the face at about the camera's own
+    resolution (``profile.tile_marks``), read only against those close faces. Returns None when the profile has
+    no mark model (taught before it) or the look does not decide clearly."""
+
+    def __init__(self, profile: PieceSetProfile, tile_labels: list[tuple[str, Suit | None, int | None]]) -> None:
+        model = profile.tile_marks
+        self.model = model
+        index = {} if model is None else {label: i for i, label in enumerate(model.labels)}
+        # the tile reader's label index -> the mark model's
+        self.of_tile_label = {k: index[(suit, rank)] for k, (side, suit, rank) in enumerate(tile_labels)
+                              if side == "face" and (suit, rank) in index}
+
+    def read(self, wide: np.ndarray, margin: int,
+             close: tuple[int, ...]) -> tuple[int, int, float, float, float] | None:
+        """``wide``: a mark crop ``margin`` pixels wider on each side than MARK_CROP_PX, turned as the tile's
+        reading says it is; ``close``: the tile reader's labels to decide among. (label, quarter turns clockwise
+        from the crop's up, score, margin, confidence) of a clear decision, else None. Every label is read at its
+        own best window within ``margin`` and quarter turn, as teach measured the margins it needs."""
+        if self.model is None or any(k not in self.of_tile_label for k in close) or len(close) < 2:
+            return None
+        n, m = MARK_CROP_PX, margin
+        windows = np.stack([wide[dy : dy + n, dx : dx + n] for dy in range(2 * m + 1) for dx in range(2 * m + 1)])
+        rows = [self.of_tile_label[k] for k in close]
+        per, turn = mark_scores(windows, self.model.templates[rows])  # (windows, close)
+        best_window = per.argmax(axis=0)
+        scores = per.max(axis=0)
+        order = np.argsort(-scores)
+        top = int(order[0])
+        score, lead = float(scores[top]), float(scores[top] - scores[int(order[1])])
+        need = self.model.margin_for(rows[top], score)
+        if score < self.model.trusted_score or lead < need:
+            return None
+        confidence = _confidence(score, lead, self.model.min_score, need)
+        return close[top], int(turn[best_window[top], top]), score, lead, confidence
 
 
 class CoinReader:

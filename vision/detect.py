@@ -36,6 +36,8 @@ import numpy as np
 from calibration.profile import (
     COIN_CROP_MM,
     COIN_CROP_PX,
+    MARK_CROP_MM,
+    MARK_CROP_PX,
     TILE_CROP_MM,
     TILE_CROP_PX,
     PieceSetProfile,
@@ -54,7 +56,7 @@ from calibration.teach import (
     _blocks,
 )
 from rules.pieces import COIN_MM, TILE_MM, Kind
-from vision.classify import SEARCH_MIN_SCORE, CoinReader, Reading, TileReader
+from vision.classify import SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, TileReader
 from vision.coins import fit_coins
 from vision.crops import oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
@@ -85,6 +87,7 @@ _BLANK_RIM_MATCH = 0.5  # a blank face: nothing printed to go by, the coin's rad
 _COIN_ALIGN_PX = 4  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the rim's centre
 _FACE_ONLY_EXTRA = 0.15  # how much better than usual a face must match where no outline shows
 _ALIGN_PX = 4  # tile crops: how far (crop pixels, ~1.2 mm each) the printed face may pull the fitted pose
+_MARK_ALIGN_PX = 3  # rank marks (second look): how far (crop pixels, 0.6 mm each) the window is searched
 _TILE_FIT_MM = TILE_MM + 10.0  # the square around a tile candidate its homography is exact on
 _COIN_FIT_MM = COIN_MM + 8.0
 _TEACH_SHRINK_MM = 7.0  # teach photos: the fit looks for any square outline this much smaller (a printed frame)
@@ -171,6 +174,7 @@ class Detector:
         self.view = TableView(calibration, px_per_mm=px_per_mm)
         self.tile_reader = TileReader(self.profile)
         self.coin_reader = CoinReader(self.profile)
+        self.mark_reader = MarkReader(self.profile, self.tile_reader.labels)
         self.markers_mm = _sheet_markers(calibration)
         self.sheet_mm = _sheet_rect(calibration)
         self._colour_view: TableView | None = None
@@ -413,6 +417,7 @@ class Detector:
                                          [not _outline_usable(refits[k][1].support) for k in kept])
         best = _best_tiles(findings)
         best = self._snap_half_off(image, best)
+        best = self._mark_look(image, best)
         pieces = self._tile_pieces([f.pose for f in best], [f.reading for f in best])
         outlines = sorted((f for f in findings if f.reading.status == "none" and min(f.support) >= 0.5
                            and not self._near_marker(f.pose.centre)), key=lambda f: -sum(f.support))
@@ -445,6 +450,33 @@ class Detector:
                                for j, b in enumerate(best) if j != i)]
             if options:
                 out[i] = max(options, key=lambda f: f.reading.score)
+        return out
+
+    def _mark_look(self, image: np.ndarray, best: list[_TileFinding]) -> list[_TileFinding]:
+        """Tiles whose whole face left two or more faces close, looked at again: their rank mark sampled at about
+        the camera's own resolution (:class:`vision.classify.MarkReader`); a clear decision makes the reading
+        sure, else it stays unclear. Only these few tiles are sampled again."""
+        todo = [i for i, f in enumerate(best) if f.reading.status == "unclear" and f.reading.close]
+        if not todo or self.mark_reader.model is None:
+            return best
+        m, n = _MARK_ALIGN_PX, MARK_CROP_PX
+        size = MARK_CROP_MM * (n + 2 * m) / n
+        centres = np.array([best[i].pose.centre for i in todo])
+        angles = np.array([best[i].pose.angle_deg + best[i].reading.angle_deg for i in todo])
+        homographies = piece_homographies(self.calibration, centres, angles, self.profile.tile_thickness_mm, size)
+        wide = sample_with(image, homographies, size, n + 2 * m,
+                           oversampling(self.calibration, centres[0], size, n + 2 * m))
+        out = list(best)
+        for k, i in enumerate(todo):
+            finding = best[i]
+            decided = self.mark_reader.read(wide[k], m, finding.reading.close)
+            if decided is None:
+                continue
+            label, turn, score, lead, confidence = decided
+            _, suit, rank = self.tile_reader.labels[label]
+            reading = Reading("ok", "face", suit, rank, (finding.reading.angle_deg + 90.0 * turn) % 360.0, score,
+                              lead, confidence)
+            out[i] = _TileFinding(finding.pose, reading, finding.support)
         return out
 
     def _on_marker(self, point: np.ndarray) -> bool:

@@ -98,6 +98,14 @@ def test_profile_file_round_trip(tmp_path):
     np.testing.assert_allclose(again.coin_values.templates, profile.coin_values.templates, atol=2e-3)
     assert again.pawn_colors == profile.pawn_colors and again.die_colors == profile.die_colors
     assert sorted(again.rank_templates) == [0, 1, 2, 3, 4, 5]
+    assert again.tile_marks is not None and again.tile_marks.labels == profile.tile_faces.labels
+    np.testing.assert_allclose(again.tile_marks.templates, profile.tile_marks.templates, atol=2e-3)
+    # a profile taught before the rank marks were (no "tile_marks" model) still loads, without them
+    data = json.loads(path.read_text())
+    del data["models"]["tile_marks"]
+    (tmp_path / "older.json").write_text(json.dumps(data))
+    older = load_profile(tmp_path / "older.json")
+    assert older.tile_marks is None and older.tile_faces.labels == profile.tile_faces.labels
 
 
 def test_bad_profile_files_are_one_line_errors(tmp_path):
