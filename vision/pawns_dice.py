@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -54,6 +55,7 @@ _CROP_PX = 40  # canonical die-face crop (px across the whole face)
 _INK_HEIGHT = 0.55  # numeral height as a share of the face (the default edition's)
 _NEUTRAL = 0.25  # log-chromaticity size below which a colour counts as colourless (black, grey)
 _SPREAD_COLOURED = 40.0  # channels this many levels (0-255) apart or more: the colour's chromaticity counts in full
+_MAX_TURN = 0.8  # radians: a clearly coloured piece further than this from every coloured suit is like none
 
 
 @dataclass(frozen=True)
@@ -74,20 +76,28 @@ class FaceVote:
     reason: str | None = None
 
 
-def suit_references(profile: Any = None, kind: str = "pawn") -> dict[Suit, tuple[float, float, float]]:
-    """Suit -> BGR of the pawns (``kind`` "pawn") or dice ("die"): the profile's ``suit_colors`` /
-    ``die_colors`` (keys suits or suit names; a die falls back to the suit colours) or the default edition's."""
-    colours = None
+def suit_references(profile: Any = None, kind: str = "pawn") -> dict[Suit, tuple[tuple[float, float, float], ...]]:
+    """Suit -> the BGR colours that suit's pawns (``kind`` "pawn") or dice ("die") may show: the profile's
+    ``suit_colors`` (the pawns seen in teach) and ``die_colors`` (keys suits or suit names), the kind's own first,
+    or the default edition's colour.
+
+    A suit's pawn and die are the same plastic, so each is a reference for the other: teach measures a pawn's
+    colour over its footprint on the paper, and a pale pawn (the hand-made edition's light blue meeple) can come
+    out nearly grey there ((78, 69, 62) for a (205, 140, 60) plastic: its shadow counted), while its die, a solid
+    block, gives the colour (130, 95, 66). :func:`classify_suit` judges a suit with any coloured reference by its
+    coloured ones."""
+    tables = []
     if profile is not None:
-        if kind == "die":
-            colours = getattr(profile, "die_colors", None) or None
-        colours = colours or getattr(profile, "suit_colors", None) or None
-    if not colours:
-        return {s: tuple(float(v) for v in c) for s, c in DEFAULT_SUIT_BGR.items()}
-    out = {}
-    for key, value in dict(colours).items():
-        suit = key if isinstance(key, Suit) else Suit.parse(str(key))
-        out[suit] = tuple(float(v) for v in value)
+        pawns = getattr(profile, "suit_colors", None) or None
+        dice = getattr(profile, "die_colors", None) or None
+        tables = [t for t in ((dice, pawns) if kind == "die" else (pawns, dice)) if t]
+    if not tables:
+        return {s: (tuple(float(v) for v in c),) for s, c in DEFAULT_SUIT_BGR.items()}
+    out: dict[Suit, tuple[tuple[float, float, float], ...]] = {}
+    for table in tables:
+        for key, value in dict(table).items():
+            suit = key if isinstance(key, Suit) else Suit.parse(str(key))
+            out[suit] = out.get(suit, ()) + (tuple(float(v) for v in value),)
     return out
 
 
@@ -105,29 +115,42 @@ def _colour_size(bgr: np.ndarray, feat: np.ndarray) -> float:
     return float(np.linalg.norm(feat)) * min(1.0, spread / _SPREAD_COLOURED)
 
 
-def classify_suit(seen_bgr: np.ndarray, references: dict[Suit, tuple[float, float, float]],
-                  min_margin: float = 0.15) -> SuitVote:
-    """The suit whose colour is nearest to ``seen_bgr`` (see the module docstring).
+def classify_suit(seen_bgr: np.ndarray, references: Mapping[Suit, Any], min_margin: float = 0.15,
+                  max_turn: float = _MAX_TURN) -> SuitVote:
+    """The suit whose colour is nearest to ``seen_bgr`` (see the module docstring). ``references``: suit -> one
+    BGR colour or a sequence of them (:func:`suit_references`).
 
     Lit plastic looks paler than its colour (highlights and the lamp add white), so a coloured suit is judged
     by the *direction* of its log-chromaticity (the angle, in radians) and a colourless one (black Moons) by
-    how little colour there is."""
+    how little colour there is. A suit with a coloured reference is judged by its coloured references only (a
+    greyish one beside them is a poor measurement, not a second colourless suit). A clearly coloured piece
+    whose colour points more than ``max_turn`` radians away from every coloured suit's is like none of them:
+    the vote is ambiguous ("colour unclear: like no suit's"), not the least unlike suit."""
     feat = _log_chroma(seen_bgr)
     size = _colour_size(seen_bgr, feat)
     scores = []
-    for suit, ref in references.items():
-        r = _log_chroma(ref)
-        r_size = _colour_size(np.asarray(ref), r)
-        if r_size < _NEUTRAL:
+    coloured_turns = []
+    for suit, refs in references.items():
+        colours = np.asarray(refs, np.float64).reshape(-1, 3)
+        sized = [(_log_chroma(c), c) for c in colours]
+        sized = [(r, _colour_size(c, r)) for r, c in sized]
+        coloured = [r for r, r_size in sized if r_size >= _NEUTRAL]
+        if not coloured:
             d = size * 2.0
         else:
-            cos = float(feat @ r) / max(float(np.linalg.norm(feat) * np.linalg.norm(r)), 1e-9)
-            d = math.acos(max(-1.0, min(1.0, cos))) + max(0.0, _NEUTRAL - size) * 4.0
+            turns = []
+            for r in coloured:
+                cos = float(feat @ r) / max(float(np.linalg.norm(feat) * np.linalg.norm(r)), 1e-9)
+                turns.append(math.acos(max(-1.0, min(1.0, cos))))
+            coloured_turns.append(min(turns))
+            d = min(turns) + max(0.0, _NEUTRAL - size) * 4.0
         scores.append((d, suit))
     scores.sort(key=lambda kv: kv[0])
     d1, best = scores[0]
     d2, second = scores[1] if len(scores) > 1 else (math.inf, None)
     margin = d2 - d1
+    if size >= 2 * _NEUTRAL and coloured_turns and min(coloured_turns) > max_turn:
+        return SuitVote(best, second, float(margin), True, "colour unclear: like no suit's")
     ambiguous = margin < min_margin
     reason = f"colour unclear: {best.value} or {second.value}" if ambiguous and second is not None else None
     return SuitVote(best, second, float(margin), ambiguous, reason)

@@ -201,3 +201,22 @@ def test_die_faces_learned_in_teach_replace_the_default_drawing():
     assert read_die_face(crop, profile).rank == 1
     three = cv2.GaussianBlur(face(numeral_templates(40)[3]), (0, 0), 0.8)
     assert read_die_face(three, profile).rank == 3
+
+
+def test_a_suits_die_colour_stands_in_for_a_greyish_pawn_reference_and_no_suit_is_guessed():
+    """The hand-made edition as taught: its light blue Arms pawn was measured nearly grey (78, 69, 62) over the
+    paper, its die (130, 95, 66); a blue pawn seen at (100, 75, 35) is Arms, not the least unlike Crowns."""
+    taught = SimpleNamespace(
+        suit_colors={"suns": (37, 58, 102), "moons": (25, 26, 36), "crowns": (28, 65, 24), "arms": (78, 69, 62)},
+        die_colors={"suns": (41, 71, 125), "moons": (42, 40, 51), "crowns": (42, 93, 36), "arms": (130, 95, 66)})
+    refs = suit_references(taught)
+    assert refs[Suit.ARMS][0] == (78.0, 69.0, 62.0)  # the pawn's own colour first
+    for seen, suit in (((100, 75, 35), Suit.ARMS), ((25, 26, 36), Suit.MOONS), ((31, 88, 25), Suit.CROWNS),
+                       ((27, 68, 202), Suit.SUNS)):
+        vote = classify_suit(seen, refs)
+        assert vote.suit is suit and not vote.ambiguous, (seen, vote)
+    # with the pawns' colours alone, no coloured suit is near that blue: unclear, not Crowns
+    pawns_only = {Suit.parse(k): v for k, v in taught.suit_colors.items()}
+    vote = classify_suit((100, 75, 35), pawns_only)
+    assert vote.ambiguous and vote.reason == "colour unclear: like no suit's", vote
+    assert not classify_suit((31, 88, 25), pawns_only).ambiguous
