@@ -88,6 +88,10 @@ CONDITIONS: dict[str, dict] = {
     "glare x2.5": dict(lighting=Lighting(glare=2.5, lamp_mm=(150, 150, 900), direct=0.9)),
     "2304x1296 (Pi camera 3)": dict(camera=CameraSpec(resolution=(2304, 1296), distance_mm=800, tilt_deg=10,
                                                       target_mm=(148, 215))),
+    # a live preview stream: 1 px/mm at the board (the live fixtures' camera, tests/make_live_fixtures.py)
+    "820x616 (1 px/mm)": dict(camera=CameraSpec(resolution=(820, 616), focal_px=1359.0 / 2, distance_mm=640.0,
+                                                tilt_deg=12.0, yaw_deg=3.0, target_mm=(150.0, 215.0), k1=-0.05,
+                                                k2=0.012)),
 }
 
 

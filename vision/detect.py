@@ -84,6 +84,8 @@ _BLANK_RIM_SUPPORT = 0.7  # ... where the face gives no evidence (blank) or coul
 _BACK_RIM_SUPPORT = 0.5  # ... on a tile's back (a coin as light as the back shows little more than its edge)
 _RIM_POLARITY = 0.85  # ... and the share of those with the rim's majority polarity there
 _BLANK_RIM_MATCH = 0.5  # a blank face: nothing printed to go by, the coin's radial signature must fit well
+_FINE_PX_PER_MM, _COARSE_PX_PER_MM = 1.5, 1.0  # faint peaks: frames between these resolutions ...
+_COARSE_RIM_MATCH = 0.37  # ... are fitted from more starts, and need this match at the coarse end (see the fit)
 _COIN_ALIGN_PX = 4  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the rim's centre
 _FACE_ONLY_EXTRA = 0.15  # how much better than usual a face must match where no outline shows
 _ALIGN_PX = 4  # tile crops: how far (crop pixels, ~1.2 mm each) the printed face may pull the fitted pose
@@ -665,7 +667,26 @@ class Detector:
         # face (``strict``, the default for grown ones): empty paper between coins is as blank as a blank null's
         grown = not seen_at_zero if strict is None else strict
         homographies = piece_homographies(self.calibration, centres, np.zeros(len(centres)), heights, _COIN_FIT_MM)
+        # a faint peak in a coarse frame (about 1 px/mm: a camera's preview) lies up to 5 mm off its coin (the view's
+        # votes are blurred), and the signature's edges, a millimetre apart, smear into each other there: its fit
+        # starts from more places and its match floor is lower in proportion (a sure printed face is still needed)
+        coarse = np.zeros(len(centres))
+        if grown and seen_at_zero:
+            native = np.array([self.calibration.px_per_mm_at(c) for c in centres])
+            coarse = np.clip((_FINE_PX_PER_MM - native) / (_FINE_PX_PER_MM - _COARSE_PX_PER_MM), 0.0, 1.0)
         rims = fit_coins(shapes.gradients, homographies, self.profile.coin_rim_taps)
+        if coarse.max(initial=0.0) > 0:
+            # fitted from four more starts 3 mm around: the fit's radial profiles, taken around a start 5 mm off,
+            # barely cover the rim, and where it ends up depends on the start's last millimetre; the best match wins
+            for step in ((3.0, 0.0), (-3.0, 0.0), (0.0, 3.0), (0.0, -3.0)):
+                start = centres + np.array(step)
+                again = fit_coins(shapes.gradients, piece_homographies(self.calibration, start, np.zeros(len(start)),
+                                                                       heights, _COIN_FIT_MM),
+                                  self.profile.coin_rim_taps)
+                rims = [replace(other, dx_mm=other.dx_mm + step[0], dy_mm=other.dy_mm + step[1])
+                        if c > 0 and other.match > rim.match else rim
+                        for rim, other, c in zip(rims, again, coarse, strict=True)]
+        grown_match = _BLANK_RIM_MATCH + coarse * (_COARSE_RIM_MATCH - _BLANK_RIM_MATCH)
         looked = centres
         centres = centres + np.array([[f.dx_mm, f.dy_mm] for f in rims]).reshape(-1, 2)
         # A coin shows a rim, darker or lighter than its face all round: it drops most vote peaks (numerals, wood
@@ -676,7 +697,7 @@ class Detector:
         for k in order:
             rim = rims[k]
             least = _BLANK_RIM_SUPPORT if on_face[k] else _BACK_RIM_SUPPORT if base[k] > 0 else _RIM_SUPPORT_MIN
-            if rim.match < (_BLANK_RIM_MATCH if grown else _RIM_MATCH_MIN) or rim.support < least:
+            if rim.match < (grown_match[k] if grown else _RIM_MATCH_MIN) or rim.support < least:
                 continue
             if base[k] > 0 and rim.polarity < _RIM_POLARITY:
                 continue
