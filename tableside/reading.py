@@ -596,6 +596,23 @@ def _block_cell(cell: tuple[int, int]) -> str:
     return f"the coin on cell {cell[0] + 1},{cell[1] + 1} (from the top left)"
 
 
+#: Tiles and coins in play: Slides of Action 4 tiles and 15 coins, Plans of Action 16 tiles and all 24 coins.
+_BLOCK_PIECES = {"slides-of-action": (4, 15), "plans-of-action": (16, 24)}
+
+
+def _lone_coins_on_unseen_tiles(pieces: list[DetectedPiece], game: str, layout: BlockLayout) -> BlockLayout:
+    """A block where a single coin lies on a tile-space with no tile seen: coins lie only on tiles (in both
+    games a coin may not land on an empty tile-space), so when a tile under each such coin brings the tiles to
+    exactly the game's number and every one of its coins is on a cell, those tiles are there (unseen under
+    their coin). Otherwise (a coin off the board, a tile too many): NotReadable."""
+    n_tiles, n_coins = _BLOCK_PIECES.get(game, (0, 0))
+    alt = find_tile_block(pieces, infer_tiles_from=1)
+    if (alt is not None and not alt.off_tiles and not alt.between and len(alt.tiles) == n_tiles
+            and sum(len(cs) for cs in alt.coins.values()) == n_coins and len(alt.inferred) > len(layout.inferred)):
+        return alt
+    raise NotReadable("a coin lies where no tile is seen (a tile hidden, or the coin off the board)")
+
+
 def _block(pieces: list[DetectedPiece], game: str, what: str
            ) -> tuple[BlockLayout, dict[tuple[int, int], Suit], list[Settled]]:
     """The block of tiles, the suit of the coin on each of its cells, and the coins the rules settled."""
@@ -605,7 +622,7 @@ def _block(pieces: list[DetectedPiece], game: str, what: str
     if layout.between:
         raise NotReadable("a coin lies between cells (still moving?): " + layout.problems[0].message)
     if layout.off_tiles:
-        raise NotReadable("a coin lies where no tile is seen (a tile hidden, or the coin off the board)")
+        layout = _lone_coins_on_unseen_tiles(pieces, game, layout)
     shared = [p for p in layout.problems if p.kind in ("shared-cell", "misfit", "off-grid")]
     if shared:
         raise NotReadable(shared[0].message)

@@ -897,3 +897,41 @@ def test_a_room_tile_between_two_faces_is_not_guessed():
     pieces[k] = unclear(t, (t.suit, t.rank, "face"), (t.suit, other, "face"))
     with pytest.raises(NotReadable, match="could be"):
         read_state(pieces, "epic-funhouse", "slide-jam")
+
+
+# ------------------------------------------------------------------------------------- blocks of tile backs
+def test_a_block_with_one_tile_read_is_fitted_from_its_coins():
+    """Slides of Action with three of its four backs unseen under their coins (rendered seed 114 read one): the
+    lattice comes from the coins on the tiles' cells, not from a default tile pitch (a gap of 6 mm put the far
+    coins 8 mm off their cells: "between cells")."""
+    state, _ = _slides_pieces()
+    coins = {(x - 1, 4 - y): (suit.value, 1) for (x, y), suit in state.coins().items()}
+    pieces = tile_block(2, (60.0, 80.0), coins, gap_mm=0.5, rng=3)
+    tiles = [i for i, p in enumerate(pieces) if p.kind == "tile"]
+    for rotate in (0.0, 31.0):
+        reading = read_state(seen(pieces, 8, jitter_mm=0.7, rotate_deg=rotate, missing=tiles[1:]), "slides-of-action")
+        assert reading.state == state
+        assert any("3 tiles not seen" in n for n in reading.notes)
+
+
+def test_a_single_coin_on_an_unseen_tile_when_the_game_needs_that_tile():
+    """Plans of Action (rendered seed 21, classic): one back not seen under its only coin. Coins lie only on tiles
+    and the game has 16 tiles and 24 coins: with 15 backs seen and every coin on a cell, the 16th is under it.
+    A coin more (25: one is off the board) is not taken for a tile."""
+    from state_scenes import position
+
+    pieces, state, _, _ = position("plans-of-action", 21)
+    tiles = [p for p in pieces if p.kind == "tile"]
+    coins = [p for p in pieces if p.kind == "coin"]
+
+    def coins_on(t):
+        return sum(1 for c in coins if abs(c.x_mm - t.x_mm) < TILE_MM / 2 and abs(c.y_mm - t.y_mm) < TILE_MM / 2)
+
+    lone = next(i for i, p in enumerate(pieces) if p.kind == "tile" and coins_on(p) == 1)
+    assert coins_on(tiles[0]) != 1 or lone != 0
+    reading = read_state(seen(pieces, 4, jitter_mm=0.7, missing=[lone]), "plans-of-action")
+    assert reading.state.diagram() == state.diagram()
+    right = max(t.x_mm for t in tiles) + TILE_MM + 1.0 + TILE_MM / 4  # a tile-space right of the block
+    stray = CoinPiece("suns", 2, "suit", right, tiles[0].y_mm - TILE_MM / 4, 0.0)
+    with pytest.raises(NotReadable, match="no tile is seen"):
+        read_state(seen(pieces + [stray], 4, jitter_mm=0.7, missing=[lone]), "plans-of-action")

@@ -85,19 +85,26 @@ def _of(pieces: Sequence[Any], *kinds: Kind) -> list[Any]:
     return [p for p in pieces if _kind(p) in kinds]
 
 
+def _placed(p: Any) -> bool:
+    """Whether a piece surely lies where it is reported: read surely, or uncertain only about which of a few
+    readings it is (``could_be``: the picture matched two or three labels of the set well, every other one
+    clearly worse - a piece, not a phantom or a half-hidden one, with its face unclear)."""
+    return not getattr(p, "uncertain", False) or bool(getattr(p, "could_be", None))
+
+
 def _sure(pieces: Sequence[Any]) -> list[Any]:
-    """The pieces read surely (the grid is fitted to those: a phantom or half-hidden piece must not bend it);
-    all of them when fewer than two are sure."""
-    sure = [p for p in pieces if not getattr(p, "uncertain", False)]
+    """The pieces surely placed (:func:`_placed`; the grid is fitted to those: a phantom or half-hidden piece
+    must not bend it); all of them when fewer than two are."""
+    sure = [p for p in pieces if _placed(p)]
     return sure if len(sure) >= 2 else list(pieces)
 
 
 def _groups(pieces: Sequence[Any], link_mm: float) -> list[list[Any]]:
-    """Clusters of the surely read pieces (largest first), each joined by the uncertain pieces lying within
-    ``link_mm`` of one of its members; uncertain pieces near no sure one are left out (nothing to anchor
+    """Clusters of the surely placed pieces (:func:`_placed`; largest first), each joined by the other pieces
+    lying within ``link_mm`` of one of its members; those near no sure one are left out (nothing to anchor
     them: usually not a piece at all)."""
-    sure = [p for p in pieces if not getattr(p, "uncertain", False)]
-    unsure = [p for p in pieces if getattr(p, "uncertain", False)]
+    sure = [p for p in pieces if _placed(p)]
+    unsure = [p for p in pieces if not _placed(p)]
     if not sure:
         return clusters(list(pieces), link_mm)
     groups = clusters(sure, link_mm)
@@ -204,7 +211,7 @@ def _within(fit: GridFit, cols: int, rows: int) -> GridFit:
     """The fit without the uncertain pieces that lie outside the ``cols`` x ``rows`` window (phantoms and
     neighbours' pieces; a surely read piece outside stays, and is reported by the caller)."""
     def keep(c: CellFit) -> bool:
-        return not getattr(c.piece, "uncertain", False) or (0 <= c.col < cols and 0 <= c.row < rows)
+        return _placed(c.piece) or (0 <= c.col < cols and 0 <= c.row < rows)
 
     dropped = {id(c.piece) for c in fit.placed + fit.off_grid if not keep(c)}
     problems = [p for p in fit.problems if not (p.pieces and all(id(q) in dropped for q in p.pieces))]
@@ -374,6 +381,7 @@ def find_tile_block(pieces: Sequence[Any], *, max_off_cell_mm: float = 0.3 * TIL
     if tiles:
         fit = fit_tile_grid(_sure(tiles))
         lattice = fit.lattice.shifted(*fit.bounds()[:2]) if fit.placed else fit.lattice
+        lattice = _block_lattice_from_coins(lattice, _sure(tiles), _sure(near) if near else [])
         fit = assign_cells(tiles, lattice, normalise=False, max_turn_deg=20.0)
         problems = list(fit.problems)
     else:
@@ -444,6 +452,49 @@ def find_tile_block(pieces: Sequence[Any], *, max_off_cell_mm: float = 0.3 * TIL
     return BlockLayout(lattice, tile_cells, coins_at, between, off_tiles, problems, inferred)
 
 
+def _block_lattice_from_coins(lattice: Lattice, tiles: Sequence[Any], coins: Sequence[Any]) -> Lattice:
+    """The block's lattice of tile-spaces refitted to the tiles and the coins on them together.
+
+    A block's tiles are fitted from the tiles read surely, but backs under coins show little of themselves: with
+    one tile read, its pitch is a default (a whole tile's gap off per tile), and backs under coins are found a
+    few mm off. The coins lie on the tiles' 2x2 cells, a quarter tile each way from their tile's centre, so
+    every coin (and tile) read is one observation of a linear model: position - the coin's cell offset =
+    origin + col * A + row * B, solved by least squares (``numpy.linalg.lstsq``) for the origin and the two
+    step vectors A and B (pitch and angle), three times with the cells assigned afresh. Kept only when the
+    pieces span two tile-spaces both ways and the result is plausible (pitch a tile -3..+25 mm, turned
+    less than 8 degrees); else the lattice as it was."""
+    if len(coins) < 3:
+        return lattice
+    h = TILE_MM / 4.0
+    best = lattice
+    for _ in range(3):
+        u, v = best.axes
+        rows, rhs, spaces = [], [], []
+        for piece, on_cell in [(t, False) for t in tiles] + [(c, True) for c in coins]:
+            xy = np.array([float(piece.x_mm), float(piece.y_mm)])
+            cf = best.coords(xy[None])[0]
+            i, j = int(round(cf[0])), int(round(cf[1]))
+            if on_cell:
+                d = xy - best.centre(i, j)
+                xy = xy - (h if float(d @ u) > 0 else -h) * u - (h if float(d @ v) > 0 else -h) * v
+            spaces.append((i, j))
+            rows += [[1.0, 0.0, i, 0.0, j, 0.0], [0.0, 1.0, 0.0, i, 0.0, j]]
+            rhs += [xy[0], xy[1]]
+        if len({i for i, _ in spaces}) < 2 or len({j for _, j in spaces}) < 2:
+            return lattice
+        sol = np.linalg.lstsq(np.asarray(rows), np.asarray(rhs), rcond=None)[0]
+        step_a, step_b = sol[2:4], sol[4:6]
+        angle_a = math.degrees(math.atan2(step_a[1], step_a[0]))
+        angle_b = math.degrees(math.atan2(step_b[1], step_b[0])) - 90.0
+        angle = angle_a + _diff(angle_b, angle_a) / 2.0
+        pitch = (float(np.linalg.norm(step_a)), float(np.linalg.norm(step_b)))
+        if (abs(_diff(angle, lattice.angle_deg)) > 8.0
+                or not all(TILE_MM - 3.0 <= p <= TILE_MM + 25.0 for p in pitch)):
+            return lattice
+        best = Lattice((float(sol[0]), float(sol[1])), angle, pitch)
+    return best
+
+
 # ----------------------------------------------------------------------------------------------- coin grids
 @dataclass
 class CoinGridLayout:
@@ -460,10 +511,16 @@ class CoinGridLayout:
     ambiguous: str | None = None
 
 
-def _oriented_window(fit: GridFit, cols: int, rows: int, faces: tuple[float, float] | None
-                     ) -> tuple[Lattice, str | None] | None:
+def _oriented_window(fit: GridFit, cols: int, rows: int, faces: tuple[float, float] | None,
+                     unsure: Sequence[Any] = ()) -> tuple[Lattice, str | None] | None:
     """The orientation (quarter turns) and window that hold every placed piece in a ``cols`` x ``rows`` grid,
-    preferring the faces' "up", then the top of the picture; None when nothing fits."""
+    preferring the faces' "up", then the top of the picture; None when nothing fits.
+
+    The lattice is fitted to the surely read pieces only; when several windows hold them all (a whole row of
+    face-down coins not read surely), the ``unsure`` pieces lying on the lattice (within 0.3 pitch of a cell
+    centre) narrow the choice to the windows that hold them too. A piece is a piece even when its face is
+    unclear; a phantom among them can only leave no such window (then the choice stays ambiguous) or push
+    real unsure pieces out of the window, which empties their cells: the readings abstain on an empty cell."""
     options = []
     for k in range(4):
         lat = fit.lattice.turned(k)
@@ -478,6 +535,14 @@ def _oriented_window(fit: GridFit, cols: int, rows: int, faces: tuple[float, flo
         up = faces[0] if faces is not None and faces[1] > 0.5 else 0.0
         turn_cost = abs(_diff(lat.angle_deg, up))
         windows = [(c0, r0) for c0 in range(cmax - cols + 1, cmin + 1) for r0 in range(rmax - rows + 1, rmin + 1)]
+        if len(windows) > 1 and len(unsure):
+            uc = lat.coords(positions(unsure))
+            on = np.abs(uc - np.rint(uc)).max(axis=1) <= 0.3
+            ucells = np.rint(uc[on]).astype(int)
+            held = [(c0, r0) for c0, r0 in windows
+                    if all(c0 <= c < c0 + cols and r0 <= r < r0 + rows for c, r in ucells.tolist())]
+            if held:
+                windows = held
         options.append((turn_cost, k, lat, windows))
     if not options:
         return None
@@ -509,7 +574,8 @@ def find_coin_grid(pieces: Sequence[Any], cols: int = 4, rows: int = 6) -> CoinG
         return None
     group = _groups(coins + dice, 2.2 * COIN_MM)[0]
     fit = fit_coin_grid(_sure(group))
-    found = _oriented_window(fit, cols, rows, faces_up_deg(group))
+    unsure = [p for p in group if not _placed(p) and _kind(p) is Kind.COIN]
+    found = _oriented_window(fit, cols, rows, faces_up_deg(group), unsure)
     problems = list(fit.problems)
     if found is None:
         lattice, ambiguous = fit.lattice, f"the coins do not fit a {cols}x{rows} grid"
