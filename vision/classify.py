@@ -61,6 +61,7 @@ _BLANK_RIM_SCORE = 0.3  # correlation of a blank coin's rim with the best blank 
 _BLANK_INK = 0.5  # share of a coin's feature energy inside the rim: below, a blank face (numerals are at 0.9+)
 _BLANK_SECTORS = 8  # a blank face judged by its printed rim alone: the rim must show in each of these sectors ...
 _BLANK_SECTOR_MIN = 0.1  # ... correlating at least this much there with the blank face's rim (see _rim_all_round)
+_SHARP_ENOUGH_MARGIN = 0.3  # coins: a reading this far ahead of every other label is not judged too blurred
 _RIVAL_GAP = 0.2  # tiles: labels this close to the best are read at their own best window before judging
 _DEGRADED = 0.08  # tiles: a clear reading this far below the typical score is searched around all the same
 
@@ -658,6 +659,10 @@ class CoinReader:
         suit = reading.suit.value if reading.suit else "-"
         key = f"{reading.side}:{suit}:{'-' if reading.rank is None else reading.rank}"
         least = self.label_sharpness.get(key, self.min_sharpness.get(reading.side or "value", 0.0))
+        if reading.margin >= _SHARP_ENOUGH_MARGIN:
+            # every other face, the other side's included, far behind: not a blob passing for another face (a
+            # sun's rays in a washed-out frame lose edge contrast, the sharpness's measure, not their shape)
+            return reading
         if coin_sharpness(crop) < least:
             # far blurrier than the taught coins: a numeral and a symbol are blobs alike (a null stays blank)
             return Reading("unclear", reading.side, None, None, reading.angle_deg, reading.score, reading.margin,
