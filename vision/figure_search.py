@@ -76,6 +76,16 @@ _SHRUNK_PX = -0.6  # an outline seen this far inside the model's: the piece is s
 _OVERLAP = 0.2  # footprints overlapping by this share of the smaller: one of the two readings is wrong
 _TOUCH_PX = 3.0  # outlines this close (frame pixels) blur into each other: refit without the shared side
 _IGNORE_GROW_PX = 2.5  # the neighbour's outline grown by this is where edges say nothing about a piece
+# How much a pyramid's ridges (the creases from the apex to the base corners, seen inside its outline) pull the
+# edge fit, against 1 for each outline sample. The base outline alone slips 2-3 px towards a translucent piece's
+# coloured shadow or the sheet's paper edge on one side; the ridges meet at the apex, which stands above the
+# footprint's centre, and no shadow lies inside the outline. Bench seeds 1-3 (851 pyramids): confidently wrong
+# 5 -> 2 at 0.3 (0.2: 5, 0.5: 2 with 3.1 % missed, 1.0: 4 with size errors), close pairs' gap p95 0.92 -> 0.77 mm.
+_RIDGE_WEIGHT = 0.3
+# The outline alone placing an upright this far from outline and ridges together: position unclear. On bench seeds
+# 1-3 the 663 confident uprights moved 0.73 mm or less, except the one confidently wrong there (1.81 mm; 2.2 off).
+_RIDGES_DISAGREE_MM = 1.0
+_RIDGES_REASON = "position unclear: its outline and its ridges disagree"
 _CROP_MARGIN_MM = 12.0  # the frame read around a region: the edge search's reach and the multi-start offsets
 
 
@@ -314,7 +324,7 @@ def _refit_touching(search: FigureSearch, pieces: list[DetectedPiece]) -> list[D
         ignore = _grown(nearest.outline_px, _IGNORE_GROW_PX)
         crop = search.crop_for(search.calibration.pixel_to_table(piece.outline_px), margin_mm=6.0)
         fit = refine_pose(crop, search.projector, cand.model, cand.fit.pose, cand.base_h,
-                          fixed_angle=cand.kind == "pawn", inner_weight=1.0 if cand.kind == "die" else 0.0,
+                          fixed_angle=cand.kind == "pawn", inner_weight=_inner_weight(cand.kind),
                           contrast_share=0.2, max_per_edge=32, ignore_px=ignore)
         moved = math.hypot(fit.pose[0] - cand.fit.pose[0], fit.pose[1] - cand.fit.pose[1])
         if fit.support < _MIN_SUPPORT or moved > 1.0 or fit.samples < 8:
@@ -529,9 +539,15 @@ def _pyramid_neighbours(model: FigureModel) -> list[FigureModel]:
     return out + [PYRAMID_MODELS[(size, other)]]
 
 
+def _inner_weight(kind: str) -> float:
+    """How much the creases seen inside the outline pull the edge fit: a die's top face as much as its outline,
+    a pyramid's ridges :data:`_RIDGE_WEIGHT`, a pawn has none."""
+    return 1.0 if kind == "die" else _RIDGE_WEIGHT if kind == "pyramid" else 0.0
+
+
 def _refit(search: FigureSearch, crop: FrameCrop, cand: _Candidate, start, quick: bool = False) -> EdgeFit:
     """The edge fit of a candidate from a starting pose; ``quick``: fewer, wider spaced samples (ranking)."""
-    kwargs = dict(fixed_angle=cand.kind == "pawn", inner_weight=1.0 if cand.kind == "die" else 0.0,
+    kwargs = dict(fixed_angle=cand.kind == "pawn", inner_weight=_inner_weight(cand.kind),
                   contrast_share=0.2)
     if quick:
         return refine_pose(crop, search.projector, cand.model, start, cand.base_h, max_per_edge=12, **kwargs)
@@ -593,7 +609,7 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
         # part of it (a black die's grey-lit top on white paper is no foreground) is kept
         return []
     piece = _report(search, blob, best, cands[1:], whole=depth == 0)
-    if piece.uncertain:
+    if piece.uncertain and piece.reason != _RIDGES_REASON:  # (a piece confident but for where it is, is one)
         # Poorly outlined and colourless, or hardly outlined at all, with nothing in front of it: a streak of
         # wood grain, a glint or a printed mark rather than a piece.
         colourless = piece.color in ("white", "clear") or piece.kind is not Kind.PYRAMID and piece.suit is None
@@ -648,6 +664,11 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         # the outline's edges and the region seen place it differently: a shadow, the sheet's paper edge or a
         # neighbour's edge may have pulled the fit (the usual cause of a footprint millimetres off)
         reasons.append("position unclear: its outline and the region seen disagree")
+    elif (best.kind == "pyramid" and model_size_pose(best.model)[1] is PyramidPose.UPRIGHT
+          and _ridges_disagree(search, best)):
+        # the base outline alone places it elsewhere than outline and ridges together: one of them follows
+        # something else (a coloured shadow, the sheet's paper edge, a marker under translucent plastic)
+        reasons.append(_RIDGES_REASON)
     elif best.kind == "pyramid" and not blob.faint:
         on_region, of_region = _seen_shares(search, blob, outline_mm)
         if on_region < _MIN_SEEN_SHARE:
@@ -756,6 +777,16 @@ def _disagree(search: FigureSearch, blob: Blob, best: _Candidate, whole: bool) -
     if not whole:
         return moved > _DISAGREE_PART_MM and _outline_support(best) < _CLEAR_SUPPORT
     return moved > _DISAGREE_MM and _on_band(search, blob, "paper_band") < 0.05
+
+
+def _ridges_disagree(search: FigureSearch, best: _Candidate) -> bool:
+    """Whether the base outline alone (the ridges not pulling) fits more than ``_RIDGES_DISAGREE_MM`` away from
+    the pose outline and ridges found together."""
+    fit = best.fit
+    crop = search.crop_for(search.calibration.pixel_to_table(fit.outline_px), margin_mm=8.0)
+    alone = refine_pose(crop, search.projector, best.model, fit.pose, best.base_h, contrast_share=0.2,
+                        max_per_edge=32, inner_weight=0.0)
+    return math.hypot(alone.pose[0] - fit.pose[0], alone.pose[1] - fit.pose[1]) > _RIDGES_DISAGREE_MM
 
 
 def _rival_margin(search: FigureSearch, best: _Candidate) -> float:

@@ -330,3 +330,36 @@ def test_a_fitted_piece_is_checked_against_the_region_seen():
     large = region(PyramidSize.LARGE, "upright")
     on, of = shares(large, PyramidSize.MEDIUM, "upright")
     assert on > 0.95 and of < _MIN_EXPLAINED_SHARE
+
+
+def test_an_upright_whose_outline_and_ridges_disagree_is_not_placed_surely():
+    """The Shuffleboard bench's frame seed 1 #18 (benchmarks/bench_shuffleboard.py ``scene_for(18, 1)``): a green
+    Large straddling the sheet's markers (dark print under translucent plastic) beside a blue piece was placed
+    1.7 mm off, confidently; its base outline alone and its ridges put it 1.8 mm apart. It is reported uncertain
+    (or placed within 1.5 mm), and the frame's other uprights keep their readings."""
+    from detect_scenes import rendered
+    from tablescene import shuffleboard_scatter
+
+    rng = np.random.default_rng([1, 18])
+    pieces = shuffleboard_scatter(rng=rng, radius_mm=float(rng.uniform(110, 170)), touching=int(rng.integers(1, 4)))
+    table = ("wood", "dark-wood", "felt", "cloth", "laminate")[int(rng.integers(5))]
+    scene = Scene(pieces=pieces, table=table, table_variant=int(rng.integers(0, 3)), sheet="a4",
+                  lighting=Lighting.random(rng))
+    spec = CameraSpec(resolution=(1640, 1232), distance_mm=float(rng.uniform(400, 1200)),
+                      tilt_deg=float(rng.uniform(0, 30)), yaw_deg=float(rng.uniform(-20, 20)),
+                      target_mm=(float(148.5 + rng.normal(0, 30)), float(210 + rng.normal(0, 30))))
+    frame = rendered(scene, spec, 18)
+    found = detect_figures(frame.image, calibrate_from_sheet(frame.image), kinds=("pyramid",))
+    uprights = [t for t in frame.truth if t["kind"] == "pyramid" and t["pose"] == "upright" and t["in_frame"]
+                and t["occluded_fraction"] < 0.05 and t["hand_fraction"] == 0.0]
+    sure = []
+    for t in uprights:
+        f = min(found, key=lambda f: math.hypot(f.x_mm - t["x_mm"], f.y_mm - t["y_mm"]))
+        off = math.hypot(f.x_mm - t["x_mm"], f.y_mm - t["y_mm"])
+        if off < 6.0 and not f.uncertain:  # (further: missed, the bench's count)
+            assert off < 1.5, (t["color"], t["size"], round(off, 2))
+            sure.append(t)
+    (green_large,) = [t for t in uprights if (t["color"], t["size"]) == ("green", "large")]
+    # reported (uncertain), not dropped: a pyramid left out would change the score silently
+    assert any(math.hypot(f.x_mm - green_large["x_mm"], f.y_mm - green_large["y_mm"]) < 6.0 for f in found)
+    assert len(sure) >= 5, (len(sure), len(uprights))  # of nine: two missed, one reported partly hidden
