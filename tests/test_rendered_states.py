@@ -125,10 +125,12 @@ def test_a_block_with_one_back_read_is_fitted_from_its_coins(capsys):
     assert json.loads(out)["text"] == case.text
 
 
-def test_face_down_coins_with_unclear_faces_still_place_the_coin_grid():
-    """Whack-a-Dummy (classic, seed 81): most face-down coins are read "face unclear" (suit side or value-side
-    ace); they are coins all the same, and the 4x6 grid is fitted to them too (it was fitted to the few sure
-    coins: turned 45 degrees, "where its edges lie cannot be told"). Every coin lands on its own cell."""
+@pytest.mark.parametrize("edition,seed", [("classic", 81), ("bold", 83)])
+def test_face_down_coins_with_unclear_faces_still_place_the_coin_grid(edition, seed):
+    """Whack-a-Dummy: most face-down coins are read "face unclear" (classic: suit side or value-side ace, listed
+    in could_be; bold: not narrowed at all); they are coins all the same, and the 4x6 grid is fitted to them too
+    (it was fitted to the few sure coins: turned 45 degrees, "where its edges lie cannot be told"). Every coin
+    lands on its own cell."""
     import numpy as np
     from state_scenes import position
 
@@ -138,11 +140,11 @@ def test_face_down_coins_with_unclear_faces_still_place_the_coin_grid():
     from tableside.reading import all_pieces
     from vision.grid_games import find_coin_grid
 
-    case = state_case("whack-a-dummy", "classic", 81)
-    pieces, _, _, _ = position("whack-a-dummy", 81)
+    case = state_case("whack-a-dummy", edition, seed)
+    pieces, _, _, _ = position("whack-a-dummy", seed)
     truth = [p for p in pieces if p.kind == "coin"]
     image = case.frame.image
-    seen = all_pieces(_detect(image, calibrate_from_sheet(image), load_profile(_profile("classic")),
+    seen = all_pieces(_detect(image, calibrate_from_sheet(image), load_profile(_profile(edition)),
                               GAME_KINDS["whack-a-dummy"]))
     layout = find_coin_grid(seen, 4, 6)
     assert layout.ambiguous is None and not [p for p in layout.problems if p.kind == "misfit"]

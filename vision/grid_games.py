@@ -561,6 +561,12 @@ def _oriented_window(fit: GridFit, cols: int, rows: int, faces: tuple[float, flo
     return lat.shifted(int(c0), int(r0)), ambiguous
 
 
+def _on_cells(lattice: Lattice, pieces: Sequence[Any], tolerance: float = 0.25) -> int:
+    """How many pieces lie within ``tolerance`` pitch of a cell centre of ``lattice``."""
+    cf = lattice.coords(positions(pieces))
+    return int(np.sum(np.abs(cf - np.rint(cf)).max(axis=1) <= tolerance))
+
+
 def find_coin_grid(pieces: Sequence[Any], cols: int = 4, rows: int = 6) -> CoinGridLayout | None:
     """The coins in a ``cols`` x ``rows`` grid among ``pieces`` and any die standing on one; None without coins.
 
@@ -572,8 +578,17 @@ def find_coin_grid(pieces: Sequence[Any], cols: int = 4, rows: int = 6) -> CoinG
     dice = _of(pieces, Kind.DIE)
     if not coins:
         return None
-    group = _groups(coins + dice, 2.2 * COIN_MM)[0]
+    # the grid's coins touch their neighbours: one cluster of every coin and die (a face-down coin read unclear
+    # is still a coin), the one holding the most pieces placed surely
+    group = max(clusters(coins + dice, 2.2 * COIN_MM), key=lambda g: (sum(1 for p in g if _placed(p)), len(g)))
     fit = fit_coin_grid(_sure(group))
+    if len(_sure(group)) < len(group):
+        # few pieces placed surely (face-down coins unread in some editions) can give a lattice turned 45
+        # degrees with most coins between its cells; fitted to every coin of the group, the lattice that puts
+        # clearly more of them on cell centres is the grid
+        every = fit_coin_grid(group)
+        if _on_cells(every.lattice, group) > _on_cells(fit.lattice, group) + 2:
+            fit = every
     unsure = [p for p in group if not _placed(p) and _kind(p) is Kind.COIN]
     found = _oriented_window(fit, cols, rows, faces_up_deg(group), unsure)
     problems = list(fit.problems)

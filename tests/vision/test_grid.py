@@ -225,6 +225,18 @@ def test_coin_grid_with_the_die_on_a_coin_and_orientation():
     assert partial.ambiguous is not None  # 4x3 coins in a 4x6 grid: where its edges lie is not known
 
 
+@pytest.mark.parametrize("sure", [(0, 5), (2, 7, 21)])
+def test_coin_grid_fitted_to_every_coin_when_few_are_read_surely(sure):
+    """Face-down coins whose faces are unclear (seen on rendered classic and bold Whack-a-Dummy frames): the
+    few sure coins alone gave a lattice turned 45 degrees; the coins are there all the same and place the grid."""
+    coins = coin_grid([(SUITS[i % 4], i % 6) for i in range(24)], (60.0, 50.0), 4, side="suit", rng=5)
+    pieces = seen(coins, 17, rotate_deg=12.0, jitter_mm=1.0, uncertain=[i for i in range(24) if i not in sure])
+    layout = find_coin_grid(pieces)
+    assert layout.ambiguous is None and len(layout.cells) == 24
+    for (c, r), fits in layout.cells.items():
+        assert fits[0].piece is pieces[r * 4 + c]
+
+
 # ----------------------------------------------------------------------------------------------- Slide Jam
 @pytest.mark.parametrize("rotate", [0.0, 90.0, 180.0, -90.0])
 def test_slide_jam_grid_oriented_by_the_faces(rotate):
