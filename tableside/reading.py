@@ -1070,6 +1070,7 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
     if layout.problems:
         raise NotReadable(layout.problems[0].message)
     board: dict[int, str] = {}
+    settled: list[Settled] = []
     for n in range(1, 16):
         here = layout.spots.get(n, [])
         if not here:
@@ -1080,20 +1081,38 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
             raise NotReadable(f"two figures stand on trampoline {n}")
         if figures:
             f = figures[0]
-            if f.uncertain:
+            if f.uncertain and _kind(f) is Kind.PAWN and _only_colour_unclear(f):
+                # "the suits of the pieces don't matter": a pawn is an adult whatever its colour
+                settled.append(Settled(f"the pawn on trampoline {n}", "an adult",
+                                       "in Trampo-Land a pawn's colour does not matter"))
+            elif f.uncertain:
                 raise NotReadable(f"the piece on trampoline {n} cannot be read: {_why(f)}")
             board[n] = "you" if _kind(f) is Kind.DIE else "adult"
             continue
         top = max(coins, key=lambda c: c.height_mm)
-        if top.uncertain or top.side is None:
-            raise NotReadable(f"the coin on trampoline {n} cannot be read: {_why(top)}")
-        board[n] = "kid" if top.side == "suit" else "empty"
+        side = top.side if not top.uncertain else _settle(
+            top, lambda r: r[2] == "suit" or (r[2] == "value" and r[1] is not None and 1 <= r[1] <= 5),
+            lambda r: r[2], f"the coin on trampoline {n}", "the trampolines are the ace to 5 face up and the kids "
+            "lie face down: a null's value side cannot be on top", lambda sd: "a kid (suit side up)" if sd == "suit"
+            else "a bare trampoline (value side up)", settled)
+        if side is None:
+            raise NotReadable(f"the coin on trampoline {n} cannot be read: {_why(top)}" + _open_readings(top))
+        board[n] = "kid" if side == "suit" else "empty"
+    if "you" not in board.values():  # you leave last: the die is on the board while the room is played
+        raise NotReadable("the die (you) is not seen on the triangle, and you are always on the board")
     try:
         state = trampo_land.State.from_layout(board)
     except LayoutError as err:
         raise _layout_error("trampo-land", err) from None
     notes = ["which adult walked last cannot be seen in a photo"]
-    return Reading("trampo-land", None, state, state.render(), notes, layout)
+    return Reading("trampo-land", None, state, state.render(), notes, layout, settled)
+
+
+def _only_colour_unclear(p: DetectedPiece) -> bool:
+    """Whether everything a figure's reader doubted is its colour ("colour unclear: crowns or moons"), its kind
+    and place read as surely as any sure piece's."""
+    reasons = [r.strip() for r in (p.reason or "").split(";") if r.strip()]
+    return bool(reasons) and all(r.startswith("colour unclear") for r in reasons)
 
 
 # ----------------------------------------------------------------------------------------------------- scores

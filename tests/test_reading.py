@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -541,9 +542,11 @@ def test_whack_a_dummy_needs_the_grid_for_face_down_values():
     assert reading.state == whack_a_dummy.State.from_layout(grid, sorted(up - {6}), 6)
 
 
-def test_trampo_land_triangle():
-    layout = {1: "empty", 2: "kid", 3: "adult", 4: "kid", 5: "you", 6: "kid", 7: "adult", 8: "kid", 9: "kid",
-              10: "kid", 11: "adult", 12: "kid", 13: "kid", 14: "adult", 15: "kid"}
+def trampo_seen(layout: dict[int, str] | None = None) -> tuple[trampo_land.State, list[DetectedPiece]]:
+    """A Trampo-Land triangle as a detector reports it (the trampoline coins under kids, pawns and the die
+    hidden) and its state."""
+    layout = layout or {1: "empty", 2: "kid", 3: "adult", 4: "kid", 5: "you", 6: "kid", 7: "adult", 8: "kid",
+                        9: "kid", 10: "kid", 11: "adult", 12: "kid", 13: "kid", 14: "adult", 15: "kid"}
     state = trampo_land.State.from_layout(layout)
     spacing, rise = 30.0, 27.0
     pieces = []
@@ -572,6 +575,11 @@ def test_trampo_land_triangle():
             f.kind in (Kind.PAWN, Kind.DIE) and math.hypot(d.x_mm - f.x_mm, d.y_mm - f.y_mm) < 5 for f in detections)
         if not covered:
             visible.append(d)
+    return state, visible
+
+
+def test_trampo_land_triangle():
+    state, visible = trampo_seen()
     reading = read_state(visible, "epic-funhouse", "trampo-land")
     assert reading.state == state
     assert score_room(visible, "epic-funhouse", "trampo-land").score == state.score()
@@ -789,8 +797,6 @@ def game_frame(game: str, seed: int, edition: str = "default", camera=None):
 def unclear(piece: DetectedPiece, *readings) -> DetectedPiece:
     """``piece`` as the detector reports a piece it narrowed to a few readings (``could_be``) without reading it
     surely: uncertain, its suit and rank unknown, ``could_be`` the (suit, rank, side) readings."""
-    from dataclasses import replace
-
     return replace(piece, suit=None, rank=None, uncertain=True, reason="face unclear", confidence=0.3,
                    could_be=tuple(readings))
 
@@ -935,3 +941,29 @@ def test_a_single_coin_on_an_unseen_tile_when_the_game_needs_that_tile():
     stray = CoinPiece("suns", 2, "suit", right, tiles[0].y_mm - TILE_MM / 4, 0.0)
     with pytest.raises(NotReadable, match="no tile is seen"):
         read_state(seen(pieces + [stray], 4, jitter_mm=0.7, missing=[lone]), "plans-of-action")
+
+
+def test_trampo_land_pawns_colour_does_not_matter_and_a_null_on_top_is_a_kid():
+    state, visible = trampo_seen()
+    pawns = [i for i, d in enumerate(visible) if d.kind is Kind.PAWN]
+    kid = next(i for i, d in enumerate(visible) if d.kind is Kind.COIN and d.side == "suit")
+    unsure = list(visible)
+    unsure[pawns[0]] = replace(visible[pawns[0]], uncertain=True, reason="colour unclear: crowns or moons")
+    # trampolines are the ace to 5 value side up: a null's value side cannot be on top, so it is a kid
+    unsure[kid] = unclear(visible[kid], (Suit.MOONS, 0, "value"), (Suit.MOONS, None, "suit"))
+    reading = read_state(unsure, "epic-funhouse", "trampo-land")
+    assert reading.state == state and len(reading.settled) == 2
+    # an ace's value side could be a bare trampoline: not guessed
+    unsure[kid] = unclear(visible[kid], (Suit.MOONS, 1, "value"), (Suit.MOONS, None, "suit"))
+    with pytest.raises(NotReadable, match="could be"):
+        read_state(unsure, "epic-funhouse", "trampo-land")
+    # a pawn whose kind is in doubt is not taken for an adult; and you (the die) are always on the board
+    unsure = list(visible)
+    unsure[pawns[0]] = replace(visible[pawns[0]], uncertain=True, reason="colour unclear: arms or suns; "
+                               "outline unclear (partly hidden?)")
+    with pytest.raises(NotReadable, match="cannot be read"):
+        read_state(unsure, "epic-funhouse", "trampo-land")
+    die = next(i for i, d in enumerate(visible) if d.kind is Kind.DIE)
+    bare = DetectedPiece(Kind.COIN, visible[die].x_mm, visible[die].y_mm, 0.0, suit=Suit.SUNS, rank=3, side="value")
+    with pytest.raises(NotReadable, match="die \\(you\\) is not seen"):
+        read_state(visible[:die] + [bare] + visible[die + 1:], "epic-funhouse", "trampo-land")

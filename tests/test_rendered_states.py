@@ -53,7 +53,7 @@ ABSTAINS: dict[tuple[str, str], str] = {
     ("whack-a-dummy", "classic"): "a face-down coin where --grid has an ace: its suit side or its value-side ace, "
                                   "both possible",
     ("whack-a-dummy", "hand-made"): "a coin's face unclear",
-    ("whack-a-dummy", "bold"): "face-down coins not read (the grid cannot be placed)",
+    ("whack-a-dummy", "bold"): "a coin's face unclear",
     ("trampo-land", "default"): "a trampoline's coin not found",
     ("trampo-land", "classic"): "a coin that may be a kid (suit side) or a bare trampoline (value-side ace)",
     ("trampo-land", "hand-made"): "the die's top face unclear",
