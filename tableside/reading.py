@@ -222,10 +222,15 @@ def _face_tile(p: DetectedPiece | None, where: str, rule: str, log: list[Settled
 
 def _settled_note(log: Sequence[Settled]) -> list[str]:
     """The reading's note for the pieces settled by the rules (empty when none)."""
-    if not log:
-        return []
-    return [f"{len(log)} piece{'s' if len(log) != 1 else ''} the photo left open settled by the rules: "
-            + "; ".join(str(s) for s in log)]
+    notes = []
+    rules: dict[str, list[Settled]] = {}
+    for s in log:
+        rules.setdefault(s.rule, []).append(s)
+    for rule, items in rules.items():
+        listed = "; ".join(f"{s.where}: {s.reading}" for s in items[:6]) + ("; ..." if len(items) > 6 else "")
+        notes.append(f"{len(items)} piece{'s' if len(items) != 1 else ''} the photo left open between a few readings, "
+                     f"settled by the rules ({rule}): {listed}")
+    return notes
 
 
 # --------------------------------------------------------------------------------------- Easy Slider: Done
