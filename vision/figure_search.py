@@ -85,6 +85,12 @@ _RIDGE_WEIGHT = 0.3
 # The outline alone placing an upright this far from outline and ridges together: position unclear. On bench seeds
 # 1-3 the 663 confident uprights moved 0.73 mm or less, except the one confidently wrong there (1.81 mm; 2.2 off).
 _RIDGES_DISAGREE_MM = 1.0
+# A coloured pyramid whose fitted silhouette is less than this share plastic-coloured (the rest the table's colour):
+# size unclear. Correct confident pieces on bench seeds 1-3 (787) and 9-10 (522): 0.92 or more (green on green
+# felt lowest, the others 0.97); the flat Small read Medium and Medium read Large (9-10): 0.85 and 0.88.
+_MIN_COLOURED_SHARE = 0.9
+_SHADOW_REASON = "size unclear: part of the piece fitted has the table's colour (its shadow?)"
+_TABLE_LIKE_COLOURS = ("white", "clear", "black")  # colourless: their chromaticity is the table's
 _RIDGES_REASON = "position unclear: its outline and its ridges disagree"
 _CROP_MARGIN_MM = 12.0  # the frame read around a region: the edge search's reach and the multi-start offsets
 
@@ -609,7 +615,7 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
         # part of it (a black die's grey-lit top on white paper is no foreground) is kept
         return []
     piece = _report(search, blob, best, cands[1:], whole=depth == 0)
-    if piece.uncertain and piece.reason != _RIDGES_REASON:  # (a piece confident but for where it is, is one)
+    if piece.uncertain and piece.reason not in (_RIDGES_REASON, _SHADOW_REASON):  # (those are pieces: keep them)
         # Poorly outlined and colourless, or hardly outlined at all, with nothing in front of it: a streak of
         # wood grain, a glint or a printed mark rather than a piece.
         colourless = piece.color in ("white", "clear") or piece.kind is not Kind.PYRAMID and piece.suit is None
@@ -707,6 +713,11 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
             fields["color"] = vote.color
             if vote.ambiguous:
                 reasons.append(vote.reason or "colour unclear")
+            elif (not reasons and vote.color not in _TABLE_LIKE_COLOURS
+                  and _coloured_share(search, fit.outline_px) < _MIN_COLOURED_SHARE):
+                # a coloured piece's fitted silhouette is its plastic's colour throughout; a model reaching over
+                # table-coloured pixels took its shadow for plastic (a Small flat read Medium flat)
+                reasons.append(_SHADOW_REASON)
         else:
             reasons.append("colour unreadable")
         fields.update(size=size, pose=pose)
@@ -748,6 +759,31 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
     )
     search.fitted[id(piece)] = best
     return piece
+
+
+def _coloured_share(search: FigureSearch, outline_px: np.ndarray, min_chroma: float = 0.12) -> float:
+    """The share of a fitted silhouette (frame pixels) whose chromaticity differs from the table's there by more
+    than ``min_chroma`` (log-chromaticity distance): plastic rather than table or shadow (a shadow darkens the
+    table without changing its chromaticity much)."""
+    x0, y0 = np.floor(outline_px.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(outline_px.max(axis=0)).astype(int) + 1
+    h, w = search.image.shape[:2]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 <= x0 or y1 <= y0:
+        return 1.0
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round((outline_px - (x0, y0)) * 16).astype(np.int32).reshape(-1, 1, 2), 1,
+                       cv2.LINE_8, 4)
+    ys, xs = np.nonzero(mask)
+    if len(xs) == 0:
+        return 1.0
+    step = max(1, len(xs) // 2000)  # a few thousand pixels tell the share well enough
+    ys, xs = ys[::step], xs[::step]
+    seen = np.log(np.maximum(search.image[y0:y1, x0:x1][ys, xs].astype(np.float64), 4.0))
+    table = np.log(np.maximum(search.background_at(np.column_stack([xs + x0, ys + y0]).astype(np.float64)), 4.0))
+    seen -= seen.mean(axis=1, keepdims=True)
+    table -= table.mean(axis=1, keepdims=True)
+    return float((np.linalg.norm(seen - table, axis=1) > min_chroma).mean())
 
 
 def _seen_shares(search: FigureSearch, blob: Blob, outline_mm: np.ndarray) -> tuple[float, float]:
