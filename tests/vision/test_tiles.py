@@ -97,8 +97,9 @@ def test_a_second_look_at_the_rank_mark_tells_bold_ranks_apart():
 def test_white_tiles_in_bright_light_are_seeded_from_their_marks_on_the_sheet():
     """Hand-made white tiles on the white sheet in a bright warm light (the benchmark's Easy Slider board 511):
     hardly any outline shows, so the grid grows from tiles read by their face alone, seeded at ink marks. The
-    strongest marks of this frame are the wood's grain far off the sheet; seeds on the sheet come first. Measured:
-    21 of the 24 tiles read (9 before), none wrong."""
+    strongest marks of this frame are the wood's grain far off the sheet; seeds on the sheet come first, and a
+    place the lattice proposes without an outline is searched around (the right column lies 4 mm off the pitch).
+    Measured: 23 of the 24 tiles read, 1 uncertain (9 read before, 21 with the seeds alone), none wrong."""
     from detect_scenes import taught_profile
 
     profile = taught_profile("hand-made")
@@ -106,4 +107,4 @@ def test_white_tiles_in_bright_light_are_seeded_from_their_marks_on_the_sheet():
     detection = Detector(calibrate_from_sheet(frame.image), profile).detect(frame.image, kinds=("tile",))
     result = score(detection, frame, profile, kinds=("tile",))
     assert result.wrong == 0 and result.extra == 0, result.notes
-    assert result.correct >= 19, result.notes
+    assert result.correct >= 22, result.notes
