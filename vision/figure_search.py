@@ -83,7 +83,8 @@ _IGNORE_GROW_PX = 2.5  # the neighbour's outline grown by this is where edges sa
 # 5 -> 2 at 0.3 (0.2: 5, 0.5: 2 with 3.1 % missed, 1.0: 4 with size errors), close pairs' gap p95 0.92 -> 0.77 mm.
 _RIDGE_WEIGHT = 0.3
 # The outline alone placing an upright this far from outline and ridges together: position unclear. On bench seeds
-# 1-3 the 663 confident uprights moved 0.73 mm or less, except the one confidently wrong there (1.81 mm; 2.2 off).
+# 1-3 the 663 confident uprights moved 0.73 mm or less, except the one confidently wrong there (1.81 mm; 2.2 off);
+# those outlined at _SURE_SUPPORT or better (454) 0.69 or less: they are not refitted (a tenth of the frame's CPU).
 _RIDGES_DISAGREE_MM = 1.0
 # A coloured pyramid whose fitted silhouette is less than this share plastic-coloured (the rest the table's colour):
 # size unclear. Correct confident pieces on bench seeds 1-3 (787) and 9-10 (522): 0.92 or more (green on green
@@ -671,7 +672,7 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         # neighbour's edge may have pulled the fit (the usual cause of a footprint millimetres off)
         reasons.append("position unclear: its outline and the region seen disagree")
     elif (best.kind == "pyramid" and model_size_pose(best.model)[1] is PyramidPose.UPRIGHT
-          and _ridges_disagree(search, best)):
+          and _outline_support(best) < _SURE_SUPPORT and _ridges_disagree(search, best)):
         # the base outline alone places it elsewhere than outline and ridges together: one of them follows
         # something else (a coloured shadow, the sheet's paper edge, a marker under translucent plastic)
         reasons.append(_RIDGES_REASON)
