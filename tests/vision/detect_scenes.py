@@ -153,23 +153,35 @@ def easy_slider_frame(
 # ------------------------------------------------------------------------------------------------------------
 # Taught profiles
 # ------------------------------------------------------------------------------------------------------------
-def taught_profile_path(edition: str, seed: int = 1, backs: bool = True) -> Path:
-    """The profile of ``edition`` taught (``tableside teach``'s work, through the API) from its two rendered
-    teach photos, cached on disk next to the frames (keyed by the renderer and by the vision code it depends
-    on); its path."""
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """The vision code a taught profile depends on, as this process loaded it: its files hashed once, when this
+    module is imported (right after those modules are). Hashed at each call instead, a long-running process
+    (another helper's test run in the shared tree) taught profiles with the code it had loaded and filed them
+    under the hash of files edited since: a stale profile served to every later run."""
     import calibration.profile
     import calibration.teach
     import vision.classify
     import vision.detect
     import vision.tiles
+
+    digest = hashlib.sha1()
+    for module in (calibration.profile, calibration.teach, vision.detect, vision.tiles, vision.classify):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()
+
+
+def taught_profile_path(edition: str, seed: int = 1, backs: bool = True) -> Path:
+    """The profile of ``edition`` taught (``tableside teach``'s work, through the API) from its two rendered
+    teach photos, cached on disk next to the frames (keyed by the renderer and by the vision code it depends
+    on); its path."""
     from calibration.profile import save_profile
     from calibration.table_calibration import calibrate_from_sheet
     from calibration.teach import build_profile
     from vision.detect import survey_teach_photo
 
     digest = hashlib.sha1(_renderer_hash().encode())
-    for module in (calibration.profile, calibration.teach, vision.detect, vision.tiles, vision.classify):
-        digest.update(Path(module.__file__).read_bytes())
+    digest.update(_code_digest().encode())
     digest.update(repr((edition, seed, backs)).encode())
     path = CACHE / f"profile-{edition}-{digest.hexdigest()[:12]}.json"
     if not path.exists():
@@ -415,3 +427,6 @@ def slide_jam_frame(seed: int, edition: str = "default") -> Frame:
     holes = rng.choice(len(pieces), int(rng.integers(0, 5)), replace=False)
     pieces = [p for i, p in enumerate(pieces) if i not in set(holes.tolist())]
     return board_frame(pieces, seed, edition=edition)
+
+
+_code_digest()  # now, with the modules as imported (see _code_digest)
