@@ -518,9 +518,10 @@ def _oriented_window(fit: GridFit, cols: int, rows: int, faces: tuple[float, flo
 
     The lattice is fitted to the surely read pieces only; when several windows hold them all (a whole row of
     face-down coins not read surely), the ``unsure`` pieces lying on the lattice (within 0.3 pitch of a cell
-    centre) narrow the choice to the windows that hold them too. A piece is a piece even when its face is
-    unclear; a phantom among them can only leave no such window (then the choice stays ambiguous) or push
-    real unsure pieces out of the window, which empties their cells: the readings abstain on an empty cell."""
+    centre) narrow the choice to the orientations and windows that hold them too. A piece is a piece even when
+    its face is unclear; a phantom among them can only leave no such window (then the choice stays ambiguous)
+    or push real unsure pieces out of the window, which empties their cells: the readings abstain on an empty
+    cell."""
     options = []
     for k in range(4):
         lat = fit.lattice.turned(k)
@@ -535,19 +536,23 @@ def _oriented_window(fit: GridFit, cols: int, rows: int, faces: tuple[float, flo
         up = faces[0] if faces is not None and faces[1] > 0.5 else 0.0
         turn_cost = abs(_diff(lat.angle_deg, up))
         windows = [(c0, r0) for c0 in range(cmax - cols + 1, cmin + 1) for r0 in range(rmax - rows + 1, rmin + 1)]
-        if len(windows) > 1 and len(unsure):
+        holds_all = True
+        if len(unsure):
             uc = lat.coords(positions(unsure))
             on = np.abs(uc - np.rint(uc)).max(axis=1) <= 0.3
             ucells = np.rint(uc[on]).astype(int)
             held = [(c0, r0) for c0, r0 in windows
                     if all(c0 <= c < c0 + cols and r0 <= r < r0 + rows for c, r in ucells.tolist())]
+            holds_all = bool(held)
             if held:
                 windows = held
-        options.append((turn_cost, k, lat, windows))
+        options.append((turn_cost, k, lat, windows, holds_all))
     if not options:
         return None
+    if any(o[4] for o in options):  # the orientations whose grid holds the unsure pieces too (4 wide, 6 high)
+        options = [o for o in options if o[4]]
     options.sort(key=lambda o: o[0])
-    cost, _, lat, windows = options[0]
+    cost, _, lat, windows, _ = options[0]
     ambiguous = None
     if len(windows) > 1:
         # anchor at the top-left of the pieces; the reading says where the grid's edges lie is not known

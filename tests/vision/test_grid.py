@@ -237,6 +237,21 @@ def test_coin_grid_fitted_to_every_coin_when_few_are_read_surely(sure):
         assert fits[0].piece is pieces[r * 4 + c]
 
 
+def test_coin_grid_orientation_from_every_coin_when_the_sure_ones_fit_either_way():
+    """Bold Whack-a-Dummy (bench seed 100): the coins read surely fill a 4x4 patch and their values read turned
+    60 degrees; the two rows of unclear face-down coins below make the grid 4 wide and 6 high, so only that
+    orientation holds them all (the sure ones alone: turned a quarter, and where its edges lie unknown)."""
+    from dataclasses import replace
+
+    coins = coin_grid([(SUITS[i % 4], i % 6) for i in range(24)], (60.0, 50.0), 4, side="suit", rng=6)
+    pieces = seen(coins, 18, jitter_mm=0.3, uncertain=range(16, 24))
+    for i, rank in ((0, 4), (9, 0)):  # two values read, their faces pointing up-right
+        pieces[i] = replace(pieces[i], side="value", rank=rank, angle_deg=60.0)
+    layout = find_coin_grid(pieces)
+    assert layout.ambiguous is None and len(layout.cells) == 24
+    assert all(fits[0].piece is pieces[r * 4 + c] for (c, r), fits in layout.cells.items())
+
+
 # ----------------------------------------------------------------------------------------------- Slide Jam
 @pytest.mark.parametrize("rotate", [0.0, 90.0, 180.0, -90.0])
 def test_slide_jam_grid_oriented_by_the_faces(rotate):
