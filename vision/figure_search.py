@@ -822,7 +822,7 @@ def _ridges_disagree(search: FigureSearch, best: _Candidate) -> bool:
     fit = best.fit
     crop = search.crop_for(search.calibration.pixel_to_table(fit.outline_px), margin_mm=8.0)
     alone = refine_pose(crop, search.projector, best.model, fit.pose, best.base_h, contrast_share=0.2,
-                        max_per_edge=32, inner_weight=0.0)
+                        max_per_edge=16, inner_weight=0.0, iterations=4)
     return math.hypot(alone.pose[0] - fit.pose[0], alone.pose[1] - fit.pose[1]) > _RIDGES_DISAGREE_MM
 
 
