@@ -837,7 +837,7 @@ def find_triangle(pieces: Sequence[Any], rows: int = 5, max_off: float = 0.3) ->
     figures = [p for p in pieces if _kind(p) in (Kind.COIN, Kind.PAWN, Kind.DIE)]
     if len(figures) < 3:
         return None
-    group = _groups(figures, 2.6 * COIN_MM)[0]
+    group = max(clusters(figures, 2.6 * COIN_MM), key=lambda g: (sum(1 for p in g if _placed(p)), len(g)))
     pts = positions(group)
     if len(pts) < 3:
         return None

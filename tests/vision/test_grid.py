@@ -314,3 +314,15 @@ def test_triangle_of_trampolines(rotate):
     assert not layout.problems and sorted(layout.spots) == list(range(1, 16))
     assert [p.kind for p in layout.spots[5]] == [Kind.COIN, Kind.PAWN]
     assert layout.rms_mm < 2.0
+
+
+def test_triangle_linked_through_unclear_pieces():
+    """Rendered Trampo-Land frames: the pieces read surely (the apex's row, the base rows) lie apart, linked only
+    through unclear kids and figures between them; every piece still finds its trampoline."""
+    pieces = []
+    for r in range(5):
+        for i in range(r + 1):
+            pieces.append(CoinPiece("suns", 1 + i, "value", 150 + (i - r / 2) * 32.0, 80 + r * 27.7, 0.0))
+    middle = [k for k, p in enumerate(pieces) if 100 < p.y_mm < 150]  # rows 2 and 3: 55 mm between the others
+    layout = find_triangle(seen(pieces, 21, jitter_mm=0.8, uncertain=middle))
+    assert not layout.problems and sorted(layout.spots) == list(range(1, 16))
