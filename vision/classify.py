@@ -90,7 +90,7 @@ class Reading:
 
 
 _CLOSE_MARGINS = 2.0  # tiles: faces within this many needed margins of the best are looked at again ...
-_CLOSE_MOST = 6  # ... when there are at most this many (and every one a face)
+_CLOSE_MOST = 12  # ... when there are at most this many (and every one a face)
 _COULD_BE_MOST = 3  # an unclear reading narrowed to at most this many labels ...
 _COULD_BE_GAP = 1.0  # ... each within the needed margin of the best, the rest trailing by this many margins more
 
