@@ -917,12 +917,11 @@ def _coin_values(layout: CoinGridLayout, room: str, hidden_ok: bool, settled: li
         raise NotReadable(f"the {GAME_NAMES[room]} grid cannot be placed: {layout.ambiguous}")
     for (c, r), fits in layout.cells.items():
         p = fits[0].piece
-        if not p.uncertain and p.side == "value" and p.rank is not None:
-            values[r * 4 + c] = p.rank
-        elif p.uncertain and (v := _settle(p, lambda x: x[2] == "value", lambda x: x[1], f"the barrel on "
-                                            f"{cell_name(r * 4 + c)}", "the barrels lie face up, value side",
-                                            lambda v: f"the {rank_name(v).lower()}", settled)) is not None:
-            values[r * 4 + c] = v
+        value = p.rank if not p.uncertain and p.side == "value" else _settle(
+            p, lambda x: x[2] == "value", lambda x: x[1], f"the barrel on {cell_name(r * 4 + c)}",
+            "the barrels lie face up, value side", lambda v: f"the {rank_name(v).lower()}", settled)
+        if value is not None:
+            values[r * 4 + c] = value
         elif not hidden_ok:
             raise NotReadable(f"the coin on {'abcd'[c]}{6 - r} cannot be read: {_why(p)}")
     return values, notes
