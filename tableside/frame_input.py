@@ -255,9 +255,20 @@ def _piece(data: dict[str, Any], uncertain: bool) -> DetectedPiece:
                              size=PyramidSize(data["size"]) if data.get("size") else None,
                              pose=PyramidPose(data["pose"]) if data.get("pose") else None,
                              apex_deg=data.get("apex_deg"), **common)
-    return DetectedPiece(kind, suit=Suit.parse(data["suit"]) if data.get("suit") else None,
+    return DetectedPiece(kind, suit=_suit(data.get("suit")),
                          rank=int(data["rank"]) if data.get("rank") is not None else None,
-                         side=data.get("side"), **common)
+                         side=data.get("side"), could_be=tuple(_reading(r) for r in data.get("could_be") or ()),
+                         **common)
+
+
+def _suit(name: str | None) -> Suit | None:
+    return Suit.parse(name) if name else None
+
+
+def _reading(data: dict[str, Any]) -> tuple[Suit | None, int | None, str | None]:
+    """One of an uncertain piece's ``could_be`` readings, as ``detect --json`` prints it."""
+    rank = data.get("rank")
+    return _suit(data.get("suit")), int(rank) if rank is not None else None, data.get("side")
 
 
 def detection_from_json(path: str | Path, image: np.ndarray | None = None) -> Detection:
