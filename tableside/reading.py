@@ -59,6 +59,7 @@ __all__ = [
     "all_pieces",
     "scene_summary",
     "guess_game",
+    "refuse_another_game",
     "CellVerdict",
     "BoardVerdict",
     "check_easy_slider",
@@ -147,12 +148,28 @@ def guess_game(pieces: Sequence[DetectedPiece]) -> str | None:
     return None
 
 
-def _wrong_game(pieces: Sequence[DetectedPiece], wanted: str, what: str) -> NotReadable:
+def _other_game(pieces: Sequence[DetectedPiece], wanted: str) -> str | None:
+    """The game the pieces look like when it is not ``wanted`` (a room counts as Epic Funhouse), else None."""
     guess = guess_game(pieces)
+    if guess is None or guess == wanted or (wanted in ROOMS and guess == "epic-funhouse"):
+        return None
+    return guess
+
+
+def _wrong_game(pieces: Sequence[DetectedPiece], wanted: str, what: str) -> NotReadable:
+    guess = _other_game(pieces, wanted)
     seen = scene_summary(pieces)
-    if guess is not None and guess != wanted and not (wanted in ROOMS and guess == "epic-funhouse"):
+    if guess is not None:
         return NotReadable(f"no {what} here: the frame shows {seen}, which looks like {GAME_NAMES[guess]}", True)
     return NotReadable(f"no {what} in the frame (it shows {seen})", True)
+
+
+def refuse_another_game(pieces: Sequence[DetectedPiece], wanted: str, what: str) -> None:
+    """Raise :class:`NotReadable` when ``pieces`` (everything seen in the frame) look like a game other than
+    ``wanted``. For a game whose own pieces were found but mostly not read: the "pieces" may be another game's
+    (a tile's printed numeral fitted as a flat pyramid), and scoring them would judge a scene that is not there."""
+    if _other_game(pieces, wanted) is not None:
+        raise _wrong_game(pieces, wanted, what)
 
 
 def _tile(p: DetectedPiece | None) -> Tile | None:

@@ -127,3 +127,20 @@ def test_score_bad_input(tmp_path, capsys):
         code, out, err = run_cli(capsys, *argv)
         assert code == 2 and message in err and err.count("\n") == 1, (argv, err)
     assert not (tmp_path / "a.png").exists()
+
+
+def test_shuffleboard_on_a_photo_of_another_game_is_refused(tmp_path, capsys):
+    """An Easy Slider photo scored as Martian Shuffleboard: its numerals and pawns are fitted as pyramids, mostly
+    unreadable (a red 4 even as a sure flat Small). tableside looks at everything in the frame and refuses it
+    (exit 2, one line, nothing drawn) instead of scoring pyramids that are not there; a Shuffleboard photo with a
+    few unread pyramids is still scored."""
+    out_png = tmp_path / "gaps.png"
+    code, out, err = run_cli(capsys, "score", SCENES / "easy_slider.jpg", "--game", "martian-shuffleboard",
+                             "--annotate", out_png)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "no Martian Shuffleboard here" in err and "looks like Easy Slider" in err, err
+    assert not out_png.exists()
+    code, out, err = run_cli(capsys, "score", SCENES / "martian_shuffleboard.jpg", "--game", "martian-shuffleboard",
+                             "--json")
+    assert code == 0, err
+    assert json.loads(out)["pieces"]

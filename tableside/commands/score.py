@@ -121,6 +121,18 @@ def _spoken_shuffleboard(result: Any) -> list[str]:
     return said
 
 
+def _refuse_another_game(frame: Any, result: Any) -> None:
+    """Most pyramids seen but not read: look at everything in the frame once more, and refuse a frame of another
+    game (an Easy Slider board's numerals and pawns fit pyramids poorly, and one may even fit surely) rather than
+    score it. A Shuffleboard frame read poorly is still scored (its unread pyramids noted)."""
+    from tableside.reading import all_pieces, refuse_another_game
+
+    unread = sum(1 for p in result.pieces if p.uncertain)
+    if unread * 2 <= len(result.pieces) or frame.kinds is None or frame.image is None:
+        return
+    refuse_another_game(all_pieces(frame.everything()), "martian-shuffleboard", "Martian Shuffleboard")
+
+
 def run(args: argparse.Namespace) -> int:
     from tableside.reading import score_room, score_shuffleboard
 
@@ -136,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
     if game == "martian-shuffleboard":
         result = read_or_explain(frame, lambda seen: score_shuffleboard(seen, small_height_mm=height,
                                                                         variant=args.variant, close_mm=args.close_mm))
+        _refuse_another_game(frame, result)
         if args.annotate:
             if frame.image is None or frame.calibration is None:
                 raise UserError("--annotate needs the IMAGE (and its calibration) to draw on")
