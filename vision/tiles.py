@@ -181,6 +181,45 @@ def _best_pairs(first, second, offsets, grow, reach):  # pragma: no cover - numb
 
 
 @njit(cache=True, fastmath=True, nogil=True)
+def _pair_table(offsets, grows, reach, pair_j, pair_jb, pair_move, pair_count):  # pragma: no cover - numba
+    """The pairs :func:`_best_pairs` scores for each grow g (the j, jb and move of every pair it does not skip,
+    in its order): they depend on the grow alone, not on the turn, so a fit works them out once per round
+    instead of once per turn (9 turns in the first round). The same expressions as in _best_pairs."""
+    step = offsets[1] - offsets[0]
+    for gi in range(grows.shape[0]):
+        grow = grows[gi]
+        count = 0
+        for j in range(offsets.shape[0]):
+            a = offsets[j]
+            b = grow - a
+            jb = int(round((b - offsets[0]) / step))
+            if jb < 0 or jb >= offsets.shape[0]:
+                continue
+            move = (offsets[jb] - a) / 2.0
+            if abs(move) > reach + 1e-9:
+                continue
+            pair_j[gi, count] = j
+            pair_jb[gi, count] = jb
+            pair_move[gi, count] = move
+            count += 1
+        pair_count[gi] = count
+
+
+@njit(cache=True, fastmath=True, nogil=True)
+def _best_listed(first, second, pair_j, pair_jb, pair_move, count):  # pragma: no cover - numba
+    """_best_pairs over the pairs listed for one grow (see :func:`_pair_table`): the same scores, compared in
+    the same order."""
+    best = -1.0
+    shift = 0.0
+    for n in range(count):
+        score = first[pair_j[n]] + second[pair_jb[n]]
+        if score > best:
+            best = score
+            shift = pair_move[n]
+    return best, shift
+
+
+@njit(cache=True, fastmath=True, nogil=True)
 def _fit_tiles(gx, gy, homographies, side, reach, shrink, floor, out):  # pragma: no cover - numba
     """Fit a square near each candidate's local origin (local mm through ``homographies[i]``) to the frame's
     gradients: any square of ``side`` - ``shrink`` to ``side`` mm (a printed frame inside the tile's edge is a
@@ -219,15 +258,23 @@ def _fit_tiles(gx, gy, homographies, side, reach, shrink, floor, out):  # pragma
             best_v = 0.0
             best_r = 0.0
             best_g = 0.0
+            n_off = offsets.shape[0]
+            pair_j = np.empty((grows.shape[0], n_off), np.int64)
+            pair_jb = np.empty((grows.shape[0], n_off), np.int64)
+            pair_move = np.empty((grows.shape[0], n_off))
+            pair_count = np.zeros(grows.shape[0], np.int64)
+            _pair_table(offsets, grows, limit, pair_j, pair_jb, pair_move, pair_count)
             for r in turns:
                 for s in range(4):
-                    _side_sums(prof, s, ts, r, offsets, span, sums[s, : offsets.shape[0]])
-                for g in grows:
+                    _side_sums(prof, s, ts, r, offsets, span, sums[s, :n_off])
+                for gi in range(grows.shape[0]):
+                    g = grows[gi]
                     if g > 1e-9 or g < -shrink - 1e-9:
                         continue
                     # left/right edges at offsets a and g - a: the centre moves right by (g - a - a) / 2
-                    su, mu = _best_pairs(sums[0, : offsets.shape[0]], sums[1, : offsets.shape[0]], offsets, g, limit)
-                    sv, mv = _best_pairs(sums[2, : offsets.shape[0]], sums[3, : offsets.shape[0]], offsets, g, limit)
+                    c = pair_count[gi]
+                    su, mu = _best_listed(sums[0, :n_off], sums[1, :n_off], pair_j[gi], pair_jb[gi], pair_move[gi], c)
+                    sv, mv = _best_listed(sums[2, :n_off], sums[3, :n_off], pair_j[gi], pair_jb[gi], pair_move[gi], c)
                     if su + sv > best:
                         best = su + sv
                         best_u = mu
