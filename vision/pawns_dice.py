@@ -56,6 +56,12 @@ _INK_HEIGHT = 0.55  # numeral height as a share of the face (the default edition
 _NEUTRAL = 0.25  # log-chromaticity size below which a colour counts as colourless (black, grey)
 _SPREAD_COLOURED = 40.0  # channels this many levels (0-255) apart or more: the colour's chromaticity counts in full
 _MAX_TURN = 0.8  # radians: a clearly coloured piece further than this from every coloured suit is like none
+# A die's blank (null) face is its body's colour throughout (a null's mark, if any, is a dot or a stroke): on
+# rendered dice 8 % or less of the face crop lies further than _OFF_BODY from the body colour. A face read blank
+# with more than _MAX_OFF_BODY so is two-toned: the top of something else (a meeple's head and shaded shoulders
+# seen where a die's top face would be: 52 % on Trampo-Land hand-made seed 114), not a die's face.
+_OFF_BODY = 40.0
+_MAX_OFF_BODY = 0.2
 
 
 @dataclass(frozen=True)
@@ -251,6 +257,14 @@ def body_colour(crop: np.ndarray) -> np.ndarray:
     return np.median(inner[keep], axis=0)
 
 
+def _off_body_share(crop: np.ndarray) -> float:
+    """The share of a face crop's pixels further than ``_OFF_BODY`` (BGR levels) from the body colour."""
+    if crop.ndim != 3:
+        return 0.0
+    far = np.linalg.norm(crop.reshape(-1, 3).astype(np.float32) - body_colour(crop), axis=1) > _OFF_BODY
+    return float(far.mean())
+
+
 def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02,
                   min_margin: float = 0.08) -> FaceVote:
     """The rank on a die's top face from :func:`die_top_crop`'s crop (see the module docstring)."""
@@ -262,6 +276,8 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
     if coverage < blank_ink:
         if 0 in templates:  # a profile's null may carry a mark (a dot, a ring): match it like the others
             pass
+        elif _off_body_share(crop) > _MAX_OFF_BODY:
+            return FaceVote(None, 0.0, 0.0, True, "die face unreadable: blank but not one colour")
         else:
             return FaceVote(0, 1.0, 1.0, False)
     scores = {}
@@ -281,6 +297,8 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
     margin = s1 - s2
     if s1 < 0.45:
         return FaceVote(None, s1, margin, True, "die face unreadable")
+    if r1 == 0 and crop.ndim == 3 and _off_body_share(crop) > _MAX_OFF_BODY:
+        return FaceVote(None, s1, margin, True, "die face unreadable: blank but not one colour")
     ambiguous = margin < min_margin
     reason = f"die face unclear: {r1} or {r2}" if ambiguous else None
     return FaceVote(r1, s1, margin, ambiguous, reason)

@@ -90,3 +90,13 @@ def test_a_real_die_weakly_outlined_is_still_reported():
     detection, truth = _read("trampo-land", "hand-made", 107)
     near, _ = _dice_near(detection, truth)
     assert len(near) == 1
+
+
+def test_a_meeple_seen_from_above_is_no_sure_blank_die():
+    """Trampo-Land, hand-made edition: the orange (suns) meeple standing on a coin fits the die model; where its
+    top face would be there is no numeral, so it read as a sure null die. Its head and shaded shoulders are two
+    colours: a die's blank face is one."""
+    detection, truth = _read("trampo-land", "hand-made", 114)
+    assert _sure_figures_right(detection, truth) == []
+    near, _ = _dice_near(detection, truth)
+    assert len(near) == 1 and not near[0].uncertain  # the real die (a 5) is still read

@@ -161,6 +161,20 @@ def test_die_faces_read_in_any_turn():
     assert read_die_face(blank).rank == 0
 
 
+def test_a_blank_looking_top_of_two_tones_is_no_null_face():
+    """A die's blank face is its body colour throughout; a crop without ink but half lit and half shaded (a
+    meeple's head and shoulders where a die's top face would be) is not read as the null."""
+    body = np.array([30, 70, 175], np.float32)
+    crop = np.full((40, 40, 3), body, np.uint8)
+    crop[:, 18:] = (body * 0.55).astype(np.uint8)  # the shaded half: darker, no lighter ink
+    crop = cv2.GaussianBlur(crop, (0, 0), 0.8)
+    vote = read_die_face(crop)
+    assert vote.rank is None and vote.ambiguous, vote
+    speck = np.full((40, 40, 3), body, np.uint8)
+    speck[:4, :4] = (body * 0.55).astype(np.uint8)  # a corner of shadow at the rim is still a blank face
+    assert read_die_face(speck).rank == 0
+
+
 def test_suit_colours_survive_pale_lighting_and_come_from_the_profile():
     refs = suit_references(None)
     for suit, bgr in DEFAULT_SUIT_BGR.items():
