@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["EdgeMap", "SideGrid", "edge_map", "edge_directions", "dominant_angles", "votes_and_sides",
-           "square_response", "peaks", "SOBEL_UNIT"]
+           "square_response", "peaks", "squared_distances", "SOBEL_UNIT"]
 
 SOBEL_UNIT = 8.0  # Sobel 3x3 units per grey level per pixel
 _CELL_MM = 128.0  # side of the cells whose edge directions vote (see dominant_angles)
@@ -329,6 +329,17 @@ def square_response(sides: SideGrid, side_px: float) -> tuple[np.ndarray, np.nda
     return total, weakest
 
 
+def squared_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, m) squared distances between the rows of ``a`` (n, 2) and ``b`` (m, 2): bit for bit
+    ``np.sum((a[:, None] - b[None]) ** 2, axis=2)`` (the same differences and squares, and a sum of two is one
+    addition), 5-8 times faster: numpy reduces over an axis of length two slowly."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    dx = a[:, 0, None] - b[None, :, 0]
+    dy = a[:, 1, None] - b[None, :, 1]
+    return dx * dx + dy * dy
+
+
 @njit(cache=True, nogil=True)
 def _refine(votes, ys, xs, out):  # pragma: no cover - numba
     """Sub-pixel (parabolic) positions and values of the maxima at (ys, xs): out rows x, y, value."""
@@ -377,6 +388,6 @@ def peaks(votes: np.ndarray, radius_px: float, min_votes: float, limit: int = 40
     ys, xs = ys[order], xs[order]
     out = np.zeros((len(ys), 3))
     _refine(votes, ys.astype(np.int64), xs.astype(np.int64), out)
-    close = np.sum((out[:, None, :2] - out[None, :, :2]) ** 2, axis=2) < r * r
+    close = squared_distances(out[:, :2], out[:, :2]) < r * r
     out = out[~np.any(np.tril(close, k=-1), axis=1)]
     return out[:limit]

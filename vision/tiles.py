@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from vision.segment import SideGrid, peaks, square_response
+from vision.segment import SideGrid, peaks, square_response, squared_distances
 
 __all__ = ["TileFit", "tile_candidates", "fit_tiles", "project", "gradient_at"]
 
@@ -50,7 +50,7 @@ def tile_candidates(sides: list[SideGrid], side_px: float, min_total: float = 1.
         return np.zeros((0, 4))
     out = np.vstack(rows)
     out = out[np.argsort(-out[:, 3], kind="stable")]
-    close = np.sum((out[:, None, :2] - out[None, :, :2]) ** 2, axis=2) < (side_px / 3) ** 2
+    close = squared_distances(out[:, :2], out[:, :2]) < (side_px / 3) ** 2
     return out[~np.any(np.tril(close, k=-1), axis=1)]
 
 
