@@ -52,14 +52,15 @@ def _four_point_homographies(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     n = len(dst)
     a = np.zeros((n, 8, 8))
     b = np.zeros((n, 8))
-    for k in range(4):
-        x, y = src[k]
-        u, v = dst[:, k, 0], dst[:, k, 1]
-        a[:, k, 0], a[:, k, 1], a[:, k, 2] = x, y, 1.0
-        a[:, k, 6], a[:, k, 7] = -x * u, -y * u
-        a[:, k + 4, 3], a[:, k + 4, 4], a[:, k + 4, 5] = x, y, 1.0
-        a[:, k + 4, 6], a[:, k + 4, 7] = -x * v, -y * v
-        b[:, k], b[:, k + 4] = u, v
+    # the four points' rows at once (the same entries as one point at a time: the same products): 12 numpy
+    # operations instead of 48
+    x, y = src[:, 0], src[:, 1]
+    u, v = dst[:, :, 0], dst[:, :, 1]
+    a[:, :4, 0], a[:, :4, 1], a[:, :4, 2] = x, y, 1.0
+    a[:, :4, 6], a[:, :4, 7] = -x * u, -y * u
+    a[:, 4:, 3], a[:, 4:, 4], a[:, 4:, 5] = x, y, 1.0
+    a[:, 4:, 6], a[:, 4:, 7] = -x * v, -y * v
+    b[:, :4], b[:, 4:] = u, v
     h = np.linalg.solve(a, b[:, :, None])[:, :, 0]
     return np.concatenate([h, np.ones((n, 1))], axis=1).reshape(n, 3, 3)
 
