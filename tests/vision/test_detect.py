@@ -116,3 +116,47 @@ def test_profile_check_refuses_another_set_but_judges_no_back_under_coins():
     for coin in coins:
         near = min(truth, key=lambda t: np.hypot(t["x_mm"] - coin.x_mm, t["y_mm"] - coin.y_mm))
         assert np.hypot(near["x_mm"] - coin.x_mm, near["y_mm"] - coin.y_mm) < 4.0 and coin.suit.value == near["suit"]
+
+
+def test_the_fast_geometry_helpers_give_bit_for_bit_what_they_replaced():
+    """The speed-ups of the detector's geometry must not move a reading by a bit: each helper against the plain
+    numpy it replaced, on random inputs (fails if e.g. the distances are summed another way)."""
+    from vision.crops import _four_point_homographies, piece_axes
+    from vision.detect import _apart
+    from vision.segment import squared_distances
+
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        a = rng.normal(size=(int(rng.integers(1, 40)), 2)) * 10 ** rng.uniform(-2, 3)
+        b = rng.normal(size=(int(rng.integers(1, 40)), 2)) * 10 ** rng.uniform(-2, 3)
+        assert np.array_equal(squared_distances(a, b), np.sum((a[:, None] - b[None]) ** 2, axis=2))
+
+        points, distance, first = list(rng.uniform(0, 300, (int(rng.integers(0, 60)), 2))), rng.uniform(5, 60), 2
+        close = np.sum((np.array(points).reshape(-1, 2)[:, None] - np.array(points).reshape(-1, 2)[None]) ** 2,
+                       axis=2) < distance**2
+        kept: list[int] = list(range(min(first, len(points))))
+        for i in range(first, len(points)):
+            if not close[i, kept].any():
+                kept.append(i)
+        assert _apart(points, distance, first) == kept
+
+        angles = rng.uniform(-400, 400, 5)
+        right, down = piece_axes(angles)
+        radians = np.radians(angles)
+        assert np.array_equal(right, np.stack([np.cos(radians), np.sin(radians)], axis=-1))
+        assert np.array_equal(down, np.stack([-np.sin(radians), np.cos(radians)], axis=-1))
+
+    half = 30.0
+    src = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    dst = rng.uniform(0, 2000, (20, 1, 2)) + 2.5 * src[None] + rng.normal(0, 20, (20, 4, 2))
+    expected = []
+    for quad in dst:  # one point at a time, as before
+        a, b = np.zeros((8, 8)), np.zeros(8)
+        for k in range(4):
+            x, y = src[k]
+            u, v = quad[k]
+            a[k, :3], a[k, 6:] = (x, y, 1.0), (-x * u, -y * u)
+            a[k + 4, 3:6], a[k + 4, 6:] = (x, y, 1.0), (-x * v, -y * v)
+            b[k], b[k + 4] = u, v
+        expected.append(np.append(np.linalg.solve(a[None], b[None, :, None])[0, :, 0], 1.0).reshape(3, 3))
+    assert np.array_equal(_four_point_homographies(src, dst), np.array(expected))
