@@ -863,13 +863,13 @@ def _half_off(tiles: list[_TileFinding]) -> list[tuple[int, list[np.ndarray]]]:
     angles = np.array([t.pose.angle_deg for t in tiles])
     pitch = TILE_MM + 1.0
     out = []
-    for i in range(len(tiles)):
-        d = centres - centres[i]
-        turn = np.abs((angles - angles[i] + 45.0) % 90.0 - 45.0)
-        near = (np.hypot(d[:, 0], d[:, 1]) < 1.6 * pitch) & (turn < 5.0)
-        near[i] = False
-        if near.sum() < 2:
-            continue
+    # every tile's neighbours at once (row i: the same elementwise differences as tile i alone)
+    offsets = centres[None, :, :] - centres[:, None, :]
+    turns = np.abs((angles[None, :] - angles[:, None] + 45.0) % 90.0 - 45.0)
+    neighbours = (np.hypot(offsets[..., 0], offsets[..., 1]) < 1.6 * pitch) & (turns < 5.0)
+    np.fill_diagonal(neighbours, False)
+    for i in np.flatnonzero(neighbours.sum(axis=1) >= 2).tolist():
+        d, near = offsets[i], neighbours[i]
         a = math.radians(angles[i])
         u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
         for axis in (u, v):
