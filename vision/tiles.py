@@ -157,34 +157,11 @@ def _side_sums(prof, side, ts, r, offsets, span, out):  # pragma: no cover - num
 
 
 @njit(cache=True, fastmath=True, nogil=True)
-def _best_pairs(first, second, offsets, grow, reach):  # pragma: no cover - numba
-    """For a square grown by ``grow`` mm (each side moves out by grow / 2): the best pair of opposite edges
-    (first at offset a, second at grow - a: the centre moves by (second - first) / 2 within ``reach``); its
-    score and the centre's shift."""
-    step = offsets[1] - offsets[0]
-    best = -1.0
-    shift = 0.0
-    for j in range(offsets.shape[0]):
-        a = offsets[j]
-        b = grow - a
-        jb = int(round((b - offsets[0]) / step))
-        if jb < 0 or jb >= offsets.shape[0]:
-            continue
-        move = (offsets[jb] - a) / 2.0
-        if abs(move) > reach + 1e-9:
-            continue
-        score = first[j] + second[jb]
-        if score > best:
-            best = score
-            shift = move
-    return best, shift
-
-
-@njit(cache=True, fastmath=True, nogil=True)
 def _pair_table(offsets, grows, reach, pair_j, pair_jb, pair_move, pair_count):  # pragma: no cover - numba
-    """The pairs :func:`_best_pairs` scores for each grow g (the j, jb and move of every pair it does not skip,
-    in its order): they depend on the grow alone, not on the turn, so a fit works them out once per round
-    instead of once per turn (9 turns in the first round). The same expressions as in _best_pairs."""
+    """For a square grown by ``grows[g]`` mm (each side moves out by grow / 2), the pairs of opposite edges a fit
+    compares: first at offset a, second at grow - a, the centre moving by (second - first) / 2 within ``reach``
+    (the j, jb and move of each, in offset order). They depend on the grow alone, not on the turn, so a fit works
+    them out once per round instead of once per turn (9 turns in the first round)."""
     step = offsets[1] - offsets[0]
     for gi in range(grows.shape[0]):
         grow = grows[gi]
@@ -207,8 +184,8 @@ def _pair_table(offsets, grows, reach, pair_j, pair_jb, pair_move, pair_count): 
 
 @njit(cache=True, fastmath=True, nogil=True)
 def _best_listed(first, second, pair_j, pair_jb, pair_move, count):  # pragma: no cover - numba
-    """_best_pairs over the pairs listed for one grow (see :func:`_pair_table`): the same scores, compared in
-    the same order."""
+    """The best pair of opposite edges among those listed for one grow (see :func:`_pair_table`): its score
+    and the centre's shift."""
     best = -1.0
     shift = 0.0
     for n in range(count):
