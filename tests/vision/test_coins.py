@@ -141,3 +141,33 @@ def test_coins_of_a_washed_out_grid_are_not_judged_too_blurred():
     assert result.wrong == 0 and result.extra == 0, result.notes
     assert result.missed <= 3, result.notes  # measured: 2 (blank nulls); 7 before
     assert result.correct + result.partial >= 19, result.notes  # measured: 20 of 23
+
+
+def test_bold_aces_and_suit_sides_name_their_twin_readings():
+    """The bold set prints a value-side ace as the suit's symbol too (twins: their templates correlate 0.97-1.0),
+    and its value sides' numerals come within 0.2 of a suit side's reading (other side), so the general rule left
+    most of these coins' could_be empty. Twins on top: the two, and a third label within the side margin (a sun's
+    rays blurred into its null's dot), every other label trailing by that margin. The truth is among them."""
+    from detect_scenes import coin_grid_frame, taught_profile
+
+    from rules.pieces import Suit
+
+    profile = taught_profile("bold")
+    frame = coin_grid_frame(1000, edition="bold")
+    detection = Detector(calibrate_from_sheet(frame.image), profile).detect(frame.image, kinds=("coin",))
+    result = score(detection, frame, profile)
+    assert result.wrong == 0, result.notes
+    assert all(not p.could_be for p in detection.pieces)
+    truths = frame.of_kind("coin")
+    twins = 0
+    for piece in detection.uncertain:
+        truth = min(truths, key=lambda t: np.hypot(t["x_mm"] - piece.x_mm, t["y_mm"] - piece.y_mm))
+        if not piece.could_be:
+            continue
+        want = (Suit(truth["suit"]), truth["rank"] if truth["side"] == "value" else None, truth["side"])
+        assert want in piece.could_be, (piece, truth)
+        suit = Suit(truth["suit"])
+        if {(suit, 1, "value"), (suit, None, "suit")} <= set(piece.could_be) and len(piece.could_be) <= 3:
+            twins += 1
+    assert result.could_be == result.could_be_true
+    assert twins >= 8, result.notes
