@@ -6,10 +6,13 @@ one. References come from the piece-set profile (``suit_colors``, learned in tea
 
 A die's top face is read from a canonical top-down crop (the face's square at its height, resampled from the
 raw frame through the calibration, so parallax and perspective are gone): the ink is whatever is much lighter
-than the die's body (Otsu on lightness); no ink is the null; otherwise the crop is matched against templates
-of the numerals in all four turns (a die can lie any way round). Templates come from the profile
-(``die_templates``: rank -> a grey crop of a top face, learned in teach) or are drawn from the default
-edition's font (DejaVu Sans Bold, "A" for the ace; OpenCV's Hershey font when that font is not installed).
+than the die's body (Otsu on lightness); no ink is the null; otherwise the crop's ink is matched against templates
+of the rank marks in all four turns (a die can lie any way round). A set's dice show its tiles' rank marks
+(numerals, ace, null), so the templates are the edition's own: the profile's ``rank_templates`` (teach's ink
+image of each tile's rank mark) scaled to a die face, matched on ink measured the same way (the length of the
+log colour ratio to the face's colour). Faces teach saw on the dice themselves (``die_templates``) come first; a
+profile with neither falls back on the default edition's font (DejaVu Sans Bold, "A" for the ace; OpenCV's
+Hershey font when that font is not installed).
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.profile import TILE_CROP_MM, TILE_CROP_PX
 from calibration.table_calibration import Calibration
-from rules.pieces import DIE_MM, Suit
+from rules.pieces import DIE_MM, TILE_MM, Suit
 from vision.figure_models import rotation
 
 __all__ = [
@@ -37,6 +41,7 @@ __all__ = [
     "die_top_crop",
     "read_die_face",
     "numeral_templates",
+    "edition_templates",
 ]
 
 #: Suit colours of the default edition's pawns and dice (BGR): red Suns, black Moons, green Crowns, blue Arms.
@@ -53,6 +58,10 @@ _FONT_PATHS = (
 )
 _CROP_PX = 40  # canonical die-face crop (px across the whole face)
 _INK_HEIGHT = 0.55  # numeral height as a share of the face (the default edition's)
+_TILE_MARK_HEIGHT = 0.42  # a tile's rank mark (numeral) height as a share of the tile: a die's is _INK_HEIGHT
+_LOG_CLIP = (-2.5, 1.2)  # log colour ratios clipped as teach clips them (calibration.profile._log_ratio)
+_LOG_OFFSET = 6.0
+_INKLESS = 0.3  # a taught rank mark whose strongest ink is under this is blank (the default edition's null)
 _NEUTRAL = 0.25  # log-chromaticity size below which a colour counts as colourless (black, grey)
 _SPREAD_COLOURED = 40.0  # channels this many levels (0-255) apart or more: the colour's chromaticity counts in full
 _MAX_TURN = 0.8  # radians: a clearly coloured piece further than this from every coloured suit is like none
@@ -217,6 +226,58 @@ def _text_mask(text: str, height_px: float) -> np.ndarray:
     return cv2.resize(arr, (w, max(1, int(round(height_px)))), interpolation=cv2.INTER_AREA)
 
 
+def edition_templates(profile: Any, size_px: int = _CROP_PX) -> dict[int, np.ndarray] | None:
+    """rank -> ink template (float32 0..1, ``size_px`` square) of a die face drawn like the edition's tiles: the
+    profile's ``rank_templates`` (teach's grey ink image of each rank mark, averaged over the suits) scaled from
+    the tile's mark height (``_TILE_MARK_HEIGHT`` of a tile) to the die's (``_INK_HEIGHT`` of a die) and centred.
+    A set's dice show the same rank marks as its tiles (numerals, ace, null); teach sees only one face per die,
+    so the tiles are where it learns them. A mark without ink (a blank null) is left out: no ink is the null.
+    None when the profile has no rank marks."""
+    marks = getattr(profile, "rank_templates", None) if profile is not None else None
+    if not marks:
+        return None
+    return _scaled_marks(tuple((int(r), np.asarray(m)) for r, m in dict(marks).items()), size_px)
+
+
+def _scaled_marks(marks: tuple, size_px: int) -> dict[int, np.ndarray]:
+    tile_px_mm = TILE_CROP_PX / TILE_CROP_MM
+    die_px_mm = size_px / DIE_MM
+    scale = (_INK_HEIGHT * DIE_MM) / (_TILE_MARK_HEIGHT * TILE_MM) * die_px_mm / tile_px_mm
+    out = {}
+    for rank, mark in marks:
+        ink = mark.astype(np.float32) / (255.0 if mark.dtype == np.uint8 else 1.0)
+        if float(ink.max()) < _INKLESS:
+            continue
+        n = max(2, int(round(ink.shape[0] * scale)))
+        big = cv2.resize(ink, (n, n), interpolation=cv2.INTER_LINEAR)
+        canvas = np.zeros((size_px, size_px), np.float32)
+        lo = (n - size_px) // 2
+        if lo >= 0:
+            canvas[:] = big[lo : lo + size_px, lo : lo + size_px]
+        else:
+            canvas[-lo : -lo + n, -lo : -lo + n] = big
+        out[rank] = canvas
+    return out
+
+
+def _mark_ink(crop: np.ndarray) -> np.ndarray:
+    """Ink of a face crop measured as teach measures a tile's rank mark -- the length of each pixel's log colour
+    ratio to the face's median colour (light ink on a dark body and dark ink on a light one alike), clipped like
+    teach's -- stretched from the face's body (its 30th percentile) to its strongest ink (99th) as 0..1, the rim
+    (rounded corners, the edges' highlights) left out. Stretched, not divided by teach's fixed 1.5: white ink on
+    a gold die differs from the body by more than the tiles' ink from theirs, and a fixed scale saturates it into
+    a blob."""
+    n = crop.shape[0]
+    rim = max(1, int(round(n * 0.08)))
+    x = crop.astype(np.float32).reshape(n, n, -1) + _LOG_OFFSET
+    inner = x[rim:-rim, rim:-rim].reshape(-1, x.shape[2])
+    length = np.linalg.norm(np.clip(np.log(x / np.median(inner, axis=0)), *_LOG_CLIP), axis=2)
+    body, top = np.percentile(length[rim:-rim, rim:-rim], (30, 99))
+    out = np.clip((length - body) / max(float(top - body), 1e-3), 0.0, 1.0).astype(np.float32)
+    out[:rim], out[-rim:], out[:, :rim], out[:, -rim:] = 0, 0, 0, 0
+    return out
+
+
 def _profile_templates(profile: Any, size_px: int) -> dict[int, np.ndarray] | None:
     crops = getattr(profile, "die_templates", None) if profile is not None else None
     if not crops:
@@ -270,8 +331,12 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
     """The rank on a die's top face from :func:`die_top_crop`'s crop (see the module docstring)."""
     size = crop.shape[0]
     ink = _ink_mask(crop)
-    # the faces teach saw replace the default edition's drawing of those ranks; the others keep it
-    templates = {**numeral_templates(size), **(_profile_templates(profile, size) or {})}
+    taught = _profile_templates(profile, size)
+    marks = None if taught else edition_templates(profile, size)
+    if marks:  # the edition's own rank marks, matched on ink measured as teach measured theirs
+        templates, match_ink = marks, _mark_ink(crop)
+    else:  # the faces teach saw replace the default edition's drawing of those ranks; the others keep it
+        templates, match_ink = {**numeral_templates(size), **(taught or {})}, ink
     coverage = float((ink > 0.5).mean())
     if coverage < blank_ink:
         if 0 in templates:  # a profile's null may carry a mark (a dot, a ring): match it like the others
@@ -281,13 +346,12 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
         else:
             return FaceVote(0, 1.0, 1.0, False)
     scores = {}
+    padded = cv2.copyMakeBorder(match_ink, 3, 3, 3, 3, cv2.BORDER_CONSTANT, value=0)
     for rank, tmpl in templates.items():
         best = -1.0
         for k in range(4):
-            t = np.rot90(tmpl, k)
             # a little slack in position: the fitted face can be off by a fraction of a millimetre
-            res = cv2.matchTemplate(cv2.copyMakeBorder(ink, 3, 3, 3, 3, cv2.BORDER_CONSTANT, value=0), t,
-                                    cv2.TM_CCOEFF_NORMED)
+            res = cv2.matchTemplate(padded, np.ascontiguousarray(np.rot90(tmpl, k)), cv2.TM_CCOEFF_NORMED)
             best = max(best, float(res.max()))
         scores[rank] = best
     if 0 not in templates:
@@ -297,9 +361,10 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
     margin = s1 - s2
     if s1 < 0.45:
         return FaceVote(None, s1, margin, True, "die face unreadable")
-    if r1 == 0 and crop.ndim == 3 and _off_body_share(crop) > _MAX_OFF_BODY:
+    # a null read by its blankness (the edition's null has no mark) must be the body's colour throughout; a null
+    # whose mark (a ring, a slash, a dot) was matched shows that mark's ink (a ring: up to half the crop)
+    if r1 == 0 and 0 not in templates and crop.ndim == 3 and _off_body_share(crop) > _MAX_OFF_BODY:
         return FaceVote(None, s1, margin, True, "die face unreadable: blank but not one colour")
     ambiguous = margin < min_margin
     reason = f"die face unclear: {r1} or {r2}" if ambiguous else None
     return FaceVote(r1, s1, margin, ambiguous, reason)
-

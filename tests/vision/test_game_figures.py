@@ -100,3 +100,16 @@ def test_a_meeple_seen_from_above_is_no_sure_blank_die():
     assert _sure_figures_right(detection, truth) == []
     near, _ = _dice_near(detection, truth)
     assert len(near) == 1 and not near[0].uncertain  # the real die (a 5) is still read
+
+
+def test_a_hand_made_die_is_read_with_the_editions_own_numerals():
+    """Trampo-Land, hand-made edition (the states tests' frame): the die's top face (a script "A") was compared
+    with the default edition's bold sans numerals ("die face unclear"); the edition's own rank marks, which teach
+    learned from its tiles, read it surely."""
+    detection, truth = _read("trampo-land", "hand-made", 92)
+    assert _sure_figures_right(detection, truth) == []
+    die = next(t for t in truth if t["kind"] == "die")
+    read = [p for p in detection.pieces if p.kind.value == "die"
+            and math.hypot(p.x_mm - die["x_mm"], p.y_mm - die["y_mm"]) < 3.0]
+    assert [p.rank for p in read] == [die["top"]], \
+        [(p.rank, p.reason) for p in detection.pieces + detection.uncertain if p.kind.value == "die"]
