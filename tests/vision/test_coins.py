@@ -171,3 +171,21 @@ def test_bold_aces_and_suit_sides_name_their_twin_readings():
             twins += 1
     assert result.could_be == result.could_be_true
     assert twins >= 8, result.notes
+
+
+def test_only_symbol_aces_have_twins():
+    """Twins are a value-side ace printed as its suit's symbol and that suit's side (classic, bold): an "A" ace
+    (default, hand-made) is no suit side's twin, so its unclear readings are narrowed by the general rule only."""
+    from detect_scenes import taught_profile
+
+    from vision.classify import CoinReader
+
+    assert CoinReader(default_profile()).twin_of == {}
+    assert CoinReader(taught_profile("hand-made")).twin_of == {}
+    for edition in ("classic", "bold"):
+        reader = CoinReader(taught_profile(edition))
+        pairs = {(reader.labels[a], reader.labels[b]) for a, b in reader.twin_of.items()}
+        assert len(pairs) == 8, pairs
+        for (side, suit, rank), (other_side, other_suit, other_rank) in pairs:
+            assert suit == other_suit and {side, other_side} == {"value", "suit"}
+            assert (rank if side == "value" else other_rank) == 1
