@@ -80,6 +80,9 @@ class StateCase:
     text: str | None
     state: Any
     notes: list[str] = field(default_factory=list)
+    #: the room's score as played, where the board alone does not show all of it (Magic Mirror: the pairs
+    #: removed score by their kinship, and ``truth``, built from the board, knows nothing of them); else None
+    played_score: int | None = None
 
     @property
     def image_path(self) -> Path:
@@ -293,6 +296,15 @@ def position(name: str, seed: int) -> tuple[list, Any, list[str], tuple[float, f
     raise ValueError(f"no rendered position for {name!r}")
 
 
+def magic_mirror_played(seed: int) -> magic_mirror.State:
+    """The Magic Mirror game of :func:`position` ``("magic-mirror", seed)`` as played (its stacks of removed
+    pairs included): the same draws as there (``position`` goes on drawing from its generator for the layout)."""
+    rng = np.random.default_rng([seed, 31])
+    tiles = list(ALL_TILES)
+    random.Random(seed).shuffle(tiles)
+    return _play(magic_mirror.State.from_stacks(tiles[:12], tiles[12:]), int(rng.integers(1, 5)), rng)
+
+
 def _catwalk_laid(seed: int, max_cells: int = 8) -> catwalk.Track:
     """A catwalk laid by the rules from a shuffled set; the first from ``seed``, ``seed + 1000``... that fits in
     ``max_cells`` x ``max_cells`` tiles (the camera's view beside the sheet)."""
@@ -325,4 +337,5 @@ def state_case(name: str, edition: str = "default", seed: int = 0) -> StateCase:
     if name == "martian-shuffleboard":
         return StateCase(name, edition, seed, frame, truth, argv, None, None)
     text = truth.diagram() if hasattr(truth, "diagram") else truth.render()
-    return StateCase(name, edition, seed, frame, truth, argv, text, state_json(truth))
+    played = magic_mirror_played(seed).score() if name == "magic-mirror" else None
+    return StateCase(name, edition, seed, frame, truth, argv, text, state_json(truth), played_score=played)
