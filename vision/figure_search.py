@@ -71,6 +71,15 @@ _CLEAR_SUPPORT = 0.9  # a part outlined this completely is placed by its outline
 _MIN_SEEN_SHARE = 0.75  # a fitted silhouette lying less than this on the region's foreground: size or pose unclear
 _MIN_SEEN_SHARE_PAWN = 0.7  # the same for a weakly outlined pawn (a print on a coin fitted as one)
 _WEAK_PAWN_SUPPORT = 0.65  # ... below this share of its outline found
+# A die standing on a coin can fit the pawn model better than the die model (its sides and the coin under it make
+# a taller silhouette through a tilted camera). A pawn's top is no die face: where the die model fitted at the
+# pawn's place shows a rank mark matching at _PAWN_TOP_FACE_SCORE or more (even if which rank is unclear), or a
+# face read surely under a pawn outlined below _PAWN_FACE_SUPPORT, the kind is unclear. Dice scenes (my dev seeds
+# 500-505, 4 editions) and Trampo-Land frames (90-93, 100-121): 7 of the 9 dice reported surely as pawns showed a
+# mark at 0.81-1.0; 134 real pawns' tops matched a rank mark at 0.71 at most (a default pawn's plain top taken for
+# the blank null) and never read surely under an outline below 0.7.
+_PAWN_TOP_FACE_SCORE = 0.8
+_PAWN_FACE_SUPPORT = 0.7
 _MIN_EXPLAINED_SHARE = 0.65  # a region as found less than this under the fitted silhouette: size unclear
 # A die is a 16 mm cube: seen through a tilted camera its top face sits off its footprint and its sides fill the
 # silhouette between them. A flat print (a gold crown on a classic coin) fitted as a die matches the top face's
@@ -624,6 +633,10 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
     piece = _report(search, blob, best, cands[1:], whole=depth == 0)
     if piece.kind is Kind.DIE and _flat_print(search, blob, best, piece):
         return []
+    if piece.kind is Kind.PAWN and not piece.uncertain and _die_face_on_top(
+            _die_face_where(search, blob, crop, best, cands[1:]), best):
+        piece = replace(piece, uncertain=True, confidence=min(piece.confidence, 0.5),
+                        reason="kind unclear: a pawn or a die (a die's face is seen on its top)")
     if piece.uncertain and piece.reason not in (_RIDGES_REASON, _SHADOW_REASON):  # (those are pieces: keep them)
         # Poorly outlined and colourless, or hardly outlined at all, with nothing in front of it: a streak of
         # wood grain, a glint or a printed mark rather than a piece.
@@ -768,6 +781,34 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
     )
     search.fitted[id(piece)] = best
     return piece
+
+
+def _die_face_where(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Candidate,
+                    others: list[_Candidate]):
+    """The face a die would show where a pawn was fitted: the die model fitted there (from its own fit and from the
+    pawn's place at three turns: the pawn's fit says nothing of a die's angle), its top face read; None when no
+    die is looked for."""
+    if "die" not in search.kinds or pawn.fit is None:
+        return None
+    die = next((c for c in others if c.kind == "die"), None)
+    if die is None:  # the die model was not among the likeliest: fitted here all the same
+        model = die_model()
+        die = _Candidate(model, "die", coarse_pose(blob.hull_mm, model, search.camera_mm, pawn.base_h),
+                         base_h=pawn.base_h)
+    x, y, _ = pawn.fit.pose
+    fits = [die.fit] if die.fit is not None else []
+    fits += [_refit(search, crop, die, (x, y, a), quick=True) for a in (0.0, 30.0, 60.0)]
+    fit = max(fits, key=lambda f: f.support + f.crease_support - 0.15 * min(f.rms_px, 2.0))
+    top = die_top_crop(search.image, search.calibration, fit.pose, die.base_h + _die_side(die.model))
+    return read_die_face(top, search.profile)
+
+
+def _die_face_on_top(face, pawn: _Candidate) -> bool:
+    """Whether a face read where a pawn was fitted (:func:`_die_face_where`) is a die's (see
+    _PAWN_TOP_FACE_SCORE)."""
+    if face is None or face.rank is None:
+        return False
+    return face.score >= _PAWN_TOP_FACE_SCORE or (not face.ambiguous and _outline_support(pawn) < _PAWN_FACE_SUPPORT)
 
 
 def _coloured_share(search: FigureSearch, outline_px: np.ndarray, min_chroma: float = 0.12) -> float:
