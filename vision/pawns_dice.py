@@ -42,6 +42,7 @@ __all__ = [
     "read_die_face",
     "numeral_templates",
     "edition_templates",
+    "plastic_colour",
 ]
 
 #: Suit colours of the default edition's pawns and dice (BGR): red Suns, black Moons, green Crowns, blue Arms.
@@ -169,6 +170,30 @@ def classify_suit(seen_bgr: np.ndarray, references: Mapping[Suit, Any], min_marg
     ambiguous = margin < min_margin
     reason = f"colour unclear: {best.value} or {second.value}" if ambiguous and second is not None else None
     return SuitVote(best, second, float(margin), ambiguous, reason)
+
+
+def plastic_colour(pixels_bgr: np.ndarray, background_bgr: Any, min_chroma: float = 0.12,
+                   min_share: float = 0.15) -> np.ndarray:
+    """A figure's plastic colour (BGR float) from the pixels of its region ((n, 3) BGR: the piece, and its shadow
+    where the region includes it) and the colour of what it stands on (one BGR colour, or one per pixel).
+
+    A shadow darkens what it falls on without changing its chromaticity; plastic has its own. The colour is the
+    median of the pixels whose log-chromaticity differs from the background's by more than ``min_chroma`` (a
+    pale blue meeple on white paper: its plastic, not the grey of its shadow, which the region's strongest half
+    also holds). A colourless piece (black, grey, white) differs from the paper as its shadow does, by brightness
+    only: when fewer than ``min_share`` of the pixels differ in chromaticity, the median of all is returned."""
+    pixels = np.asarray(pixels_bgr, np.float64).reshape(-1, 3)
+    if len(pixels) == 0:
+        return np.zeros(3)
+    background = np.broadcast_to(np.asarray(background_bgr, np.float64).reshape(-1, 3), pixels.shape)
+    seen = np.log(np.maximum(pixels, 4.0))
+    under = np.log(np.maximum(background, 4.0))
+    seen -= seen.mean(axis=1, keepdims=True)
+    under -= under.mean(axis=1, keepdims=True)
+    coloured = np.linalg.norm(seen - under, axis=1) > min_chroma
+    if coloured.mean() < min_share:
+        return np.median(pixels, axis=0)
+    return np.median(pixels[coloured], axis=0)
 
 
 # ----------------------------------------------------------------------------------------------------- die faces

@@ -236,3 +236,46 @@ def test_a_suits_die_colour_stands_in_for_a_greyish_pawn_reference_and_no_suit_i
     vote = classify_suit((100, 75, 35), pawns_only)
     assert vote.ambiguous and vote.reason == "colour unclear: like no suit's", vote
     assert not classify_suit((31, 88, 25), pawns_only).ambiguous
+
+
+def test_a_pale_pawns_plastic_colour_is_measured_without_its_shadow():
+    """The hand-made edition's teach photo: the light blue (Arms) meeple's region as teach finds it (pixels
+    unlike the paper around them) holds its grey shadow; the median of its strongest half, teach's colour, is
+    nearly grey. The pixels whose chromaticity differs from the paper's are the plastic: blue like the Arms die."""
+    import math
+
+    import cv2
+    from detect_scenes import teach_photos
+
+    from calibration.table_calibration import calibrate_from_sheet
+    from vision.detect import survey_teach_photo
+    from vision.pawns_dice import _log_chroma, plastic_colour
+
+    photo = teach_photos("hand-made")[0]
+    calibration = calibrate_from_sheet(photo.image)
+    figures = sorted(survey_teach_photo(photo.image, calibration, name="photo 1").figures, key=lambda f: f.x_mm)
+    assert len(figures) == 8
+
+    def region(figure):
+        turns = np.linspace(0, 2 * np.pi, 90, endpoint=False)
+        disc = np.array([(figure.x_mm + r * math.cos(a), figure.y_mm + r * math.sin(a))
+                         for r in np.linspace(0, 16, 17) for a in turns])
+        ring = np.array([(figure.x_mm + r * math.cos(a), figure.y_mm + r * math.sin(a)) for r in (26, 28, 30)
+                         for a in turns])
+        px = calibration.table_to_pixel(disc, np.zeros(len(disc))).round().astype(int)
+        ring_px = calibration.table_to_pixel(ring, np.zeros(len(ring))).round().astype(int)
+        pixels = photo.image[px[:, 1], px[:, 0]]
+        paper = np.median(photo.image[ring_px[:, 1], ring_px[:, 0]], axis=0).astype(np.uint8)
+        lab = cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+        distance = np.linalg.norm(lab - cv2.cvtColor(paper.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3), axis=1)
+        keep = distance > 28  # teach's test of "unlike the surroundings"
+        return pixels[keep].astype(np.float32), distance[keep], paper
+
+    pawn_pixels, distance, paper = region(figures[3])  # P block: suns, moons, crowns, arms
+    die_pixels, _, die_paper = region(figures[7])  # D block's arms die
+    die = plastic_colour(die_pixels, die_paper)
+    strongest_half = np.median(pawn_pixels[distance >= np.median(distance)], axis=0)
+    plastic = plastic_colour(pawn_pixels, paper)
+    # log-chromaticity: the plastic measured is the die's colour; teach's way, its shadow's grey washes it out
+    assert np.linalg.norm(_log_chroma(plastic) - _log_chroma(die)) < 0.2, (plastic, die)
+    assert np.linalg.norm(_log_chroma(strongest_half)) < 0.65 * np.linalg.norm(_log_chroma(die)), strongest_half
