@@ -41,7 +41,7 @@ from vision.figure_segmentation import (
     split_by_colour,
     table_view,
 )
-from vision.pawns_dice import body_colour, classify_suit, die_top_crop, read_die_face, suit_references
+from vision.pawns_dice import body_colour, classify_suit, colourless, die_top_crop, read_die_face, suit_references
 from vision.pieces import DetectedPiece
 from vision.pyramids import PYRAMID_MODELS, classify_pyramid_color, model_size_pose
 
@@ -79,6 +79,11 @@ _WEAK_PAWN_SUPPORT = 0.65  # ... below this share of its outline found
 # mark at 0.81-1.0; 134 real pawns' tops matched a rank mark at 0.71 at most (a default pawn's plain top taken for
 # the blank null) and never read surely under an outline below 0.7.
 _PAWN_TOP_FACE_SCORE = 0.8
+# A black (colourless) die's top is darker than the table beside it: its body over the table's brightness was 0.15-0.48
+# on the real black dice of rendered dice scenes (0.69 for the classic edition's purple Moons), while white paper or a
+# coin between coins fitted as a die and read as a blank black one showed 1.07-1.33 (a shadow next to it took the
+# place of the die's sides). A die read as the colourless suit whose top is this light is no black die.
+_BLACK_DIE_MAX_LIGHTNESS = 0.85
 _PAWN_FACE_SUPPORT = 0.7
 _MIN_EXPLAINED_SHARE = 0.65  # a region as found less than this under the fitted silhouette: size unclear
 # A die is a 16 mm cube: seen through a tilted camera its top face sits off its footprint and its sides fill the
@@ -753,7 +758,11 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         refs = suit_references(search.profile, best.kind)
         if kind is Kind.DIE:
             crop = die_top_crop(search.image, search.calibration, fit.pose, best.base_h + _die_side(best.model))
-            vote = classify_suit(body_colour(crop), refs)
+            body = body_colour(crop)
+            vote = classify_suit(body, refs)
+            if not vote.ambiguous and colourless(refs[vote.suit]) and float(np.mean(body)) >= (
+                    _BLACK_DIE_MAX_LIGHTNESS * float(np.mean(np.median(search.background_at(fit.outline_px), axis=0)))):
+                reasons.append("colour unclear: a black die's top as light as the table beside it")
             face = read_die_face(crop, search.profile)
             fields["rank"] = face.rank
             if face.ambiguous or face.rank is None:

@@ -43,6 +43,7 @@ __all__ = [
     "numeral_templates",
     "edition_templates",
     "plastic_colour",
+    "colourless",
 ]
 
 #: Suit colours of the default edition's pawns and dice (BGR): red Suns, black Moons, green Crowns, blue Arms.
@@ -115,6 +116,13 @@ def suit_references(profile: Any = None, kind: str = "pawn") -> dict[Suit, tuple
             suit = key if isinstance(key, Suit) else Suit.parse(str(key))
             out[suit] = out.get(suit, ()) + (tuple(float(v) for v in value),)
     return out
+
+
+def colourless(colours: Any) -> bool:
+    """Whether a suit's reference colours (one BGR colour or a sequence, as :func:`suit_references` gives) are all
+    colourless: the black (Moons) plastic, judged by how little colour it shows."""
+    rows = np.asarray(colours, np.float64).reshape(-1, 3)
+    return all(_colour_size(c, _log_chroma(c)) < _NEUTRAL for c in rows)
 
 
 def _log_chroma(bgr: np.ndarray) -> np.ndarray:
