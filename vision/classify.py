@@ -122,7 +122,10 @@ def _could_be(per_label: np.ndarray, labels: list[tuple[str, Suit | None, int | 
 def _confidence(score: float, margin: float, model_score: float, model_margin: float) -> float:
     """0..1: 0.5 exactly at the thresholds, 1 at twice the margin (and a score at threshold or above)."""
     if score < model_score or margin < model_margin:
-        return float(np.clip(0.5 * min(score / model_score, margin / max(model_margin, 1e-6)), 0.0, 0.499))
+        low = 0.5 * min(score / model_score, margin / max(model_margin, 1e-6))
+        if type(low) is float:  # np.clip's result for a Python float (NaN stays NaN), without its ~5 us overhead
+            return min(max(low, 0.0), 0.499)
+        return float(np.clip(low, 0.0, 0.499))  # a numpy scalar: clipped in its own precision, as before
     return float(min(1.0, 0.5 + 0.5 * (margin - model_margin) / max(model_margin, 1e-6)))
 
 
@@ -196,7 +199,9 @@ class TileReader:
         """Features of a wide crop, relative to its middle tile-sized window's colour (for :meth:`_align_label`)."""
         n = TILE_CROP_PX
         centre = big[margin : margin + n, margin : margin + n].astype(np.float32) + 6.0
-        ref = np.median(centre.reshape(-1, 3), axis=0)
+        inside = np.sort(centre.reshape(-1, 3), axis=0)
+        k = len(inside)  # np.median per channel, bit for bit (the middle two's float32 sum halved), 4x faster
+        ref = 0.5 * (inside[(k - 1) // 2] + inside[k // 2])
         logs = np.clip(np.log((big.astype(np.float32) + 6.0) / ref), -2.5, 1.2)
         return _high_pass(_opponent(logs)[None].astype(np.float32), _TILE_HIGH_PASS_PX)[0]
 
@@ -238,7 +243,9 @@ class TileReader:
         raw = self.raw(crops).reshape(len(crops), -1)
         x = raw - raw.mean(axis=1, keepdims=True)
         x /= np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-6)
-        scores = (x @ self.turned.T).reshape(len(crops), 4, len(self.templates))  # (n, turn, template)
+        # (turned templates) @ x.T, transposed back: bit for bit x @ turned.T (the same sgemm products, checked
+        # on every batch size 1-60), and 1.3-2.3x faster for batches of 4-34 crops (OpenBLAS takes another path)
+        scores = (self.turned @ x.T).T.reshape(len(crops), 4, len(self.templates))  # (n, turn, template)
         per_template = scores.max(axis=1)
         turn_of = scores.argmax(axis=1)
         if self.one_template_each:
@@ -321,14 +328,18 @@ class TileReader:
     def _per_label(self, vector: np.ndarray, keep: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """Best correlation of each label over the quarter turns, and that turn."""
         scores = self._scores(vector, keep)
+        best, where = scores.max(axis=0), scores.argmax(axis=0)  # per template: the element argmax points at
         per_label = np.full(len(self.labels), -1.0)
         turn = np.zeros(len(self.labels), int)
-        for t in range(scores.shape[1]):
-            label = self.label_of[t]
-            k = int(np.argmax(scores[:, t]))
-            if scores[k, t] > per_label[label]:
-                per_label[label] = scores[k, t]
-                turn[label] = k
+        if self.one_template_each:  # each label once: the loop below in one step
+            better = best > per_label
+            per_label[better] = best[better]
+            turn[better] = where[better]
+            return per_label, turn
+        for t, label in enumerate(self.label_of):
+            if best[t] > per_label[label]:
+                per_label[label] = best[t]
+                turn[label] = where[t]
         return per_label, turn
 
     def _read_one(self, vector: np.ndarray, keep: np.ndarray | None) -> Reading:

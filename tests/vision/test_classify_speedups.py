@@ -1,0 +1,101 @@
+"""The readers' fast paths (vision/classify.py) give bit for bit what the plain code they replaced gave.
+
+Each reference below is the code as it was before the speed-up, run on random inputs (and on the built-in default
+profile's templates): a float that differs in its last bit fails the test."""
+
+import math
+
+import numpy as np
+import pytest
+
+from calibration.profile import _TILE_HIGH_PASS_PX, TILE_CROP_PX, _high_pass, _opponent, default_profile
+from vision.classify import TileReader, _confidence
+
+
+@pytest.fixture(scope="module")
+def tile_reader() -> TileReader:
+    return TileReader(default_profile())
+
+
+def _old_per_label(reader: TileReader, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    per_label = np.full(len(reader.labels), -1.0)
+    turn = np.zeros(len(reader.labels), int)
+    for t in range(scores.shape[1]):
+        label = reader.label_of[t]
+        k = int(np.argmax(scores[:, t]))
+        if scores[k, t] > per_label[label]:
+            per_label[label] = scores[k, t]
+            turn[label] = k
+    return per_label, turn
+
+
+def _old_big_features(big: np.ndarray, margin: int) -> np.ndarray:
+    n = TILE_CROP_PX
+    centre = big[margin : margin + n, margin : margin + n].astype(np.float32) + 6.0
+    ref = np.median(centre.reshape(-1, 3), axis=0)
+    logs = np.clip(np.log((big.astype(np.float32) + 6.0) / ref), -2.5, 1.2)
+    return _high_pass(_opponent(logs)[None].astype(np.float32), _TILE_HIGH_PASS_PX)[0]
+
+
+def test_the_batched_template_product_is_bit_for_bit_the_plain_one(tile_reader):
+    rng = np.random.default_rng(5)
+    for count in list(range(1, 41)) + [60]:
+        crops = rng.integers(0, 256, (count, TILE_CROP_PX, TILE_CROP_PX, 3)).astype(np.uint8)
+        raw, per_label, turn = tile_reader.per_label_batch(crops)
+        x = raw - raw.mean(axis=1, keepdims=True)
+        x /= np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-6)
+        scores = (x @ tile_reader.turned.T).reshape(count, 4, len(tile_reader.templates))
+        assert np.array_equal(per_label, scores.max(axis=1)), count
+        assert np.array_equal(turn, scores.argmax(axis=1)), count
+
+
+def test_the_per_label_best_over_turns_is_the_old_loop(tile_reader, monkeypatch):
+    rng = np.random.default_rng(6)
+    vectors = rng.standard_normal((30, 3 * TILE_CROP_PX**2)).astype(np.float32)
+    for vector in vectors:
+        per_label, turn = tile_reader._per_label(vector, None)
+        expected = _old_per_label(tile_reader, tile_reader._scores(vector, None))
+        assert per_label.dtype == expected[0].dtype and np.array_equal(per_label, expected[0])
+        assert np.array_equal(turn, expected[1])
+    # several templates per label (a taught profile may hold more than one), and scores at exactly -1
+    owner = np.arange(len(tile_reader.templates)) // 2
+    monkeypatch.setattr(tile_reader, "label_of", owner)
+    monkeypatch.setattr(tile_reader, "labels", tile_reader.labels[: int(owner.max()) + 1])
+    monkeypatch.setattr(tile_reader, "one_template_each", False)
+    for vector in vectors:
+        scores = tile_reader._scores(vector, None)
+        scores[:, ::3] = -1.0
+        monkeypatch.setattr(tile_reader, "_scores", lambda v, keep, s=scores: s)
+        per_label, turn = tile_reader._per_label(vector, None)
+        expected = _old_per_label(tile_reader, scores)
+        assert np.array_equal(per_label, expected[0]) and np.array_equal(turn, expected[1])
+
+
+def test_the_wide_crop_colour_reference_is_numpys_median(tile_reader):
+    rng = np.random.default_rng(7)
+    for margin in (2, 4, 8):
+        for _ in range(10):
+            big = rng.integers(0, 256, (TILE_CROP_PX + 2 * margin, TILE_CROP_PX + 2 * margin, 3)).astype(np.uint8)
+            assert np.array_equal(tile_reader._big_features(big, margin), _old_big_features(big, margin))
+        smooth = rng.normal(120, 3, (TILE_CROP_PX + 2 * margin,) * 2 + (3,)).astype(np.float32)  # close values
+        assert np.array_equal(tile_reader._big_features(smooth, margin), _old_big_features(smooth, margin))
+
+
+def _old_confidence(score, margin, model_score, model_margin) -> float:
+    if score < model_score or margin < model_margin:
+        return float(np.clip(0.5 * min(score / model_score, margin / max(model_margin, 1e-6)), 0.0, 0.499))
+    return float(min(1.0, 0.5 + 0.5 * (margin - model_margin) / max(model_margin, 1e-6)))
+
+
+def test_the_confidence_is_the_clipped_one_it_was():
+    rng = np.random.default_rng(8)
+    cases = [(0.9, 0.099, 0.6, 0.1), (0.1, -0.3, 0.6, 0.1), (0.59, 0.5, 0.6, 0.1), (math.nan, 0.1, 0.6, 0.1),
+             (-0.0, 0.0, 0.6, 0.1), (0.5999, 0.1, 0.6, 0.1)]
+    cases += [tuple(float(v) for v in rng.uniform(-0.5, 1.0, 4)) for _ in range(2000)]
+    for score, margin, model_score, model_margin in cases:
+        for kind in (float, np.float64, np.float32):  # a profile taught in-process may hold numpy scalars
+            args = (score, margin, kind(model_score), kind(model_margin))
+            got, expected = _confidence(*args), _old_confidence(*args)
+            assert (math.isnan(got) and math.isnan(expected)) or (got == expected and math.copysign(1, got)
+                                                                 == math.copysign(1, expected)), (args, got)
+            assert type(got) is type(expected)
