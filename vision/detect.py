@@ -109,6 +109,8 @@ _WEAK_RIM_MATCH = 0.15  # a coin on the table whose rim shows all round (this su
 _WEAK_RIM_SUPPORT = 0.9  # ... is kept only if its face reads clearly as printed (texture: ~0.2, see _RIM_MATCH_MIN)
 _WEAK_RIM_CONFIDENCE = 0.99  # ... with twice the margin a sure reading needs (confidence 1): a rim doubled by the
 #   coin it lies on (a kid 2 mm off its trampoline, match 0.19) gave a crop read at confidence 0.5 as another face
+_STACKED_SCORE = 0.4  # a coin crop read as no face but this close to one: its rim is fitted again around
+_TRIED_MM = TILE_MM / 3  # a lattice place within this of one tried already is not proposed again
 _REFIT_DRIFT_MM = 3.0  # a lattice place's outline refitted farther off is read at the place itself too
 _SHEET_EDGE_MM = 8.0  # a square "open off the sheet" has a side within this of the sheet's edge (plus a half tile)
 
@@ -251,7 +253,11 @@ class Detector:
         start = _tick(timings, "tiles", start)
         # clear outlines not read as tiles may be tiles under coins (Plans of Action): coins on them are raised
         outlined = self._tile_pieces([f.pose for f in unread], [Reading("unclear", reason="unread")] * len(unread))
-        coins = self._read_coins(image, shapes, tiles + outlined) if "coin" in wanted else []
+        # coins found only by fitting their rim again around (a kid lying off its trampoline) are looked for only
+        # where the figures are too: a meeple's head seen from above read as a sure coin so (hand-made board 504)
+        # and is dropped where a figure stands
+        around: list[DetectedPiece] | None = [] if "coin" in wanted and wanted & {"pawn", "die"} else None
+        coins = self._read_coins(image, shapes, tiles + outlined, around) if "coin" in wanted else []
         start = _tick(timings, "coins", start)
         if coins:
             tiles, unread = self._reread_tiles_under_coins(image, tiles, outlined, unread, coins)
@@ -268,6 +274,9 @@ class Detector:
         figure_kinds = [k for k in _FIGURE_KINDS if k in wanted]
         if figure_kinds:
             figures = self._figures(image, pieces, figure_kinds)
+            if around:
+                pieces = [p for p in pieces if not (any(p is a for a in around) and any(
+                    math.hypot(f.x_mm - p.x_mm, f.y_mm - p.y_mm) < COIN_MM / 2 for f in figures))]
             pieces = _mark_covered_coins(pieces, figures) + figures
             _tick(timings, "figures", start)
         sure = [p for p in pieces if not p.uncertain]
@@ -680,7 +689,8 @@ class Detector:
         return out, still
 
     # -- coins -----------------------------------------------------------------------------------------------
-    def _read_coins(self, image: np.ndarray, shapes: Shapes, tiles: list[DetectedPiece]) -> list[DetectedPiece]:
+    def _read_coins(self, image: np.ndarray, shapes: Shapes, tiles: list[DetectedPiece],
+                    around: list[DetectedPiece] | None = None) -> list[DetectedPiece]:
         """Coins at the vote peaks that show a rim, read where the printed face fits best; then coin grids grow
         from the coins read into coins whose rims voted too faintly (a near-white coin on white paper)."""
         peaks_view = shapes.coin_peaks
@@ -695,7 +705,7 @@ class Detector:
             return []
         strong = peaks_view[:, 2] >= _COIN_VOTES_MIN
         found = self._fit_and_read_coins(image, shapes, self.view.to_table(peaks_view[strong, :2]), tiles,
-                                         seen_at_zero=True)
+                                         seen_at_zero=True, around=around)
         faint = self.view.to_table(peaks_view[~strong, :2])
         if len(found) and len(faint):  # not on a coin found already (its rim's echo, a numeral's curve)
             taken = np.array([[piece.x_mm, piece.y_mm] for _, _, piece in found])
@@ -717,10 +727,12 @@ class Detector:
         return _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)
 
     def _fit_and_read_coins(self, image: np.ndarray, shapes: Shapes, points_mm: np.ndarray,
-                            tiles: list[DetectedPiece], seen_at_zero: bool = False, strict: bool | None = None
-                            ) -> list[tuple[float, np.ndarray, DetectedPiece]]:
+                            tiles: list[DetectedPiece], seen_at_zero: bool = False, strict: bool | None = None,
+                            around: list[DetectedPiece] | None = None) -> list[tuple[float, np.ndarray, DetectedPiece]]:
         """Rims fitted near ``points_mm`` (table mm; seen in the view at height 0 when ``seen_at_zero``: lifted
-        to the coin top's height), the coins showing one read; (rank, where looked, piece) per coin."""
+        to the coin top's height), the coins showing one read; (rank, where looked, piece) per coin. With
+        ``around`` (a list), a crop near a face but read as none has its rim fitted again around
+        (:meth:`_read_off_rim`) and the coins found so are added to ``around``."""
         inside = _inside_tiles(tiles, np.asarray(points_mm, float).reshape(-1, 2))  # (points, tiles)
         under = [[tiles[j] for j in np.nonzero(row)[0]] for row in inside]
         base = np.array([self.profile.tile_thickness_mm if on else 0.0 for on in under])
@@ -802,10 +814,17 @@ class Detector:
                                                         rim_fits and len(self.profile.coin_rim_taps) > 1)
                 if blank is not None and rim_fits:
                     reading, centre = blank, centres[k]
-            if reading.status == "none" or (grown and not self._grown_coin(reading, rims[k])):
-                continue
             if weak[k] and (reading.status != "ok" or reading.confidence < _WEAK_RIM_CONFIDENCE
                             or (len(self.coin_reader.blank) > 0 and reading.rank == 0)):
+                reading = Reading("none", score=max(reading.score, _STACKED_SCORE))  # not clear enough: see below
+            looked_around = False
+            if reading.status == "none" and reading.score >= _STACKED_SCORE and not grown and around is not None:
+                # near a face but none: perhaps a coin lying on another, 1.5-3 mm off it (a kid on its
+                # trampoline), whose two rims pulled the fit between them and the window off the face on top
+                again = self._read_off_rim(image, shapes, centres[k], float(heights[k]))
+                if again is not None:
+                    (reading, centre), looked_around = again, True
+            if reading.status == "none" or (grown and not self._grown_coin(reading, rims[k])):
                 continue
             uncertain = reading.status != "ok"
             piece = DetectedPiece(
@@ -825,7 +844,37 @@ class Detector:
             )
             rank = {"ok": 3.0, "unclear": 1.0, "hidden": 2.0}[reading.status] + reading.score
             found.append((rank, looked[k], piece))
+            if looked_around and around is not None:
+                around.append(piece)
         return found
+
+    def _read_off_rim(self, image: np.ndarray, shapes: Shapes, centre: np.ndarray, height: float
+                      ) -> tuple[Reading, np.ndarray] | None:
+        """A coin's rim fitted again from four starts 2.5 mm around ``centre`` (table mm), reaching 2 mm: each
+        rim found (as any coin's: matched, supported) at least 1 mm off ``centre`` read as any coin is; the best
+        sure reading of a printed face (the reading, its centre), else None. Only the rims decide where the
+        windows are (a window searched for the best match around a meeple's head read it as a sure coin)."""
+        starts = np.asarray(centre, float) + np.array([[2.5, 0.0], [-2.5, 0.0], [0.0, 2.5], [0.0, -2.5]])
+        heights = np.full(len(starts), height)
+        homographies = piece_homographies(self.calibration, starts, np.zeros(len(starts)), heights, _COIN_FIT_MM)
+        rims = fit_coins(shapes.gradients, homographies, self.profile.coin_rim_taps, reach_mm=2.0)
+        places: list[np.ndarray] = []
+        for start, rim in zip(starts, rims, strict=True):
+            at = start + np.array([rim.dx_mm, rim.dy_mm])
+            if (rim.match >= _RIM_MATCH_MIN and rim.support >= _RIM_SUPPORT_MIN and np.hypot(*(at - centre)) >= 1.0
+                    and all(np.hypot(*(at - p)) >= 0.5 for p in places)):
+                places.append(at)
+        if not places:
+            return None
+        at = np.array(places)
+        m, n = _COIN_ALIGN_PX, COIN_CROP_PX
+        size = COIN_CROP_MM * (n + 2 * m) / n
+        homographies = piece_homographies(self.calibration, at, np.zeros(len(at)), heights[: len(at)], size)
+        big = sample_with(image, homographies, size, n + 2 * m, oversampling(self.calibration, at[0], size, n + 2 * m))
+        sure = [(reading, place + np.array(shift) * COIN_CROP_MM / n)
+                for (reading, shift), place in zip(self.coin_reader.read_batch(big, m), at, strict=True)
+                if reading.status == "ok" and not (len(self.coin_reader.blank) and reading.rank == 0)]
+        return max(sure, key=lambda item: item[0].score) if sure else None
 
     def _grown_coin(self, reading: Reading, rim) -> bool:
         """Whether a coin where no clear vote peak was (grown from a grid, or a faint peak) is reported: read
@@ -974,8 +1023,11 @@ def _lattice_proposals(tiles: list[_TileFinding], tried: list[np.ndarray], view:
     spots, spot_angles = spots[keep], spot_angles[keep]
     x0, y0, x1, y1 = view.bounds_mm
     inside = (spots[:, 0] > x0 + 25) & (spots[:, 0] < x1 - 25) & (spots[:, 1] > y0 + 25) & (spots[:, 1] < y1 - 25)
-    known = np.array([*tried, *centres]).reshape(-1, 2)
-    free = np.min(squared_distances(spots, known), axis=1) >= (0.6 * TILE_MM) ** 2
+    # a place tried before blocks only places within a third of a tile of it (its search reached them): one a
+    # row's gap farther (Magic Mirror's mirror, 24 mm) is another place (default seed 114's tile under it)
+    free = np.min(squared_distances(spots, centres), axis=1) >= (0.6 * TILE_MM) ** 2
+    if tried:
+        free &= np.min(squared_distances(spots, np.array(tried).reshape(-1, 2)), axis=1) >= (_TRIED_MM) ** 2
     spots, spot_angles = spots[inside & free], spot_angles[inside & free]
     kept = _apart(list(spots), 0.6 * TILE_MM)
     return np.column_stack([spots[kept], spot_angles[kept]]).reshape(-1, 3)

@@ -184,3 +184,19 @@ def test_a_coin_of_a_blurred_frame_whose_rim_matches_weakly_is_found_by_its_clea
     moons = [p for p in detection.pieces if p.kind is Kind.COIN and np.hypot(p.x_mm - 187.0, p.y_mm - 172.0) < 3]
     assert [(p.suit.value, p.side) for p in moons] == [("moons", "suit")]
 
+
+
+def test_kids_lying_off_their_trampolines_are_read_from_rims_fitted_again_around():
+    """Trampo-Land, default edition, seed 90: kids (coins suit side up) lie 2 mm off the trampolines they are on.
+    Their two rims pulled each fit between them: trampoline 8's kid (crowns) read at that centre as no face at
+    all (0.49), trampoline 14's (arms) matched its rim only 0.19. Such a coin's rim is now fitted again from four
+    starts around, and each rim found there read as any coin is: both kids read surely, right."""
+    detection, result, pieces = _state_frame("trampo-land", "default", 90, ("coin", "pawn", "die"))
+    assert result.wrong == 0, result.notes
+    kids = [p for p in pieces if p.kind == "coin" and p.side == "suit" and
+            min(np.hypot(p.x_mm - x, p.y_mm - y) for x, y in ((130, 238), (179, 264))) < 4]
+    assert len(kids) == 2
+    for kid in kids:
+        seen = [p for p in detection.pieces + detection.uncertain
+                if p.kind is Kind.COIN and np.hypot(p.x_mm - kid.x_mm, p.y_mm - kid.y_mm) < 3]
+        assert [(p.suit, p.side, p.uncertain) for p in seen] == [(kid.suit, "suit", False)], (kid, seen)
