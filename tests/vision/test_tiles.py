@@ -156,3 +156,13 @@ def test_a_back_read_between_two_backs_is_moved_onto_the_block(seed):
     truth = [(p.x_mm, p.y_mm) for p in position("plans-of-action", seed)[0] if p.kind == "tile"]
     for piece in detection.pieces + detection.uncertain:  # every back found lies on a true back, none between
         assert min(np.hypot(piece.x_mm - x, piece.y_mm - y) for x, y in truth) < 4.0, (piece.x_mm, piece.y_mm)
+
+
+def test_a_tile_a_rows_gap_below_a_place_tried_is_still_looked_at():
+    """Magic Mirror, default edition (bench_states seed 114): the lattice grown from the tiles above the mirror
+    proposed a place 24 mm above the tile under it (the mirror is a row's gap), read nothing there, and that
+    place, tried, blocked every later proposal within 0.6 tiles: the tile (moons 2) was never looked at. A place
+    tried blocks only places within a third of a tile now; all 20 tiles are read."""
+    detection, result = _state_frame_tiles("magic-mirror", "default", 114)
+    assert result.wrong == 0 and result.extra == 0, result.notes
+    assert result.correct == 20, result.notes
