@@ -8,8 +8,18 @@ import math
 import numpy as np
 import pytest
 
-from calibration.profile import _TILE_HIGH_PASS_PX, TILE_CROP_PX, _high_pass, _opponent, default_profile
-from vision.classify import TileReader, _confidence
+from calibration.profile import (
+    _COIN_HIGH_PASS_PX,
+    _TILE_HIGH_PASS_PX,
+    COIN_CROP_MM,
+    COIN_CROP_PX,
+    TILE_CROP_PX,
+    _high_pass,
+    _opponent,
+    _polar_maps,
+    default_profile,
+)
+from vision.classify import TileReader, _confidence, _wide_coin_features
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +109,26 @@ def test_the_confidence_is_the_clipped_one_it_was():
             assert (math.isnan(got) and math.isnan(expected)) or (got == expected and math.copysign(1, got)
                                                                  == math.copysign(1, expected)), (args, got)
             assert type(got) is type(expected)
+
+
+def _old_wide_coin_features(big: np.ndarray, margin: int) -> np.ndarray:
+    n = COIN_CROP_PX
+    centre = big[margin : margin + n, margin : margin + n]
+    _, _, disc = _polar_maps(n, COIN_CROP_MM)
+    x = big.astype(np.float32) + 6.0
+    inside = np.sort((centre.astype(np.float32) + 6.0)[::2, ::2][disc[::2, ::2]], axis=0)
+    k = len(inside)
+    ref = 0.5 * (inside[(k - 1) // 2] + inside[k // 2])
+    logs = np.clip(np.log(x / ref), -2.5, 1.2)
+    return _high_pass(_opponent(logs)[None].astype(np.float32), _COIN_HIGH_PASS_PX)[0]
+
+
+def test_the_coins_wide_features_at_once_are_each_coins_own():
+    rng = np.random.default_rng(9)
+    for count, margin in ((1, 4), (5, 4), (24, 4), (3, 8), (7, 2)):
+        side = COIN_CROP_PX + 2 * margin
+        big = rng.integers(0, 256, (count, side, side, 3)).astype(np.uint8)
+        big[count // 2] = np.clip(rng.normal(150, 10, (side, side, 3)), 0, 255).astype(np.uint8)  # a pale coin
+        batch = _wide_coin_features(big, margin)
+        for i in range(count):
+            assert np.array_equal(batch[i], _old_wide_coin_features(big[i], margin)), (count, margin, i)
