@@ -20,8 +20,10 @@ reason "partly hidden"); if not, the candidate was not a piece at all (``status 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
+from numba import njit
 
 from calibration.profile import (
     _COIN_HIGH_PASS_PX,
@@ -154,12 +156,49 @@ def _wide_coin_features(big: np.ndarray, margin: int) -> np.ndarray:
     return _high_pass(np.stack([_opponent(image) for image in logs]), _COIN_HIGH_PASS_PX)
 
 
-def _polar_of_features(windows: np.ndarray) -> np.ndarray:
-    """Polar samples (n, 3, COIN_RINGS, COIN_ANGLES) of feature windows (n, COIN_CROP_PX, COIN_CROP_PX, 3)."""
-    count, size = len(windows), windows.shape[1]
-    planes = np.ascontiguousarray(windows.transpose(0, 3, 1, 2)).reshape(count * 3, size * size)
-    samples = (_polar_matrix(size, COIN_CROP_MM) @ planes.T).T
-    return np.ascontiguousarray(samples, dtype=np.float32).reshape(count, 3, COIN_RINGS, COIN_ANGLES)
+@lru_cache(maxsize=4)
+def _polar_taps(size: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The bilinear taps of :func:`calibration.profile._polar_matrix` (the polar samples of a ``size`` pixel
+    coin window): per sample (COIN_RINGS * COIN_ANGLES) the flat index of each tap's pixel in an image ``width``
+    pixels wide (the window's corner at 0) and its weight, in the sparse matrix's order; missing taps weigh 0."""
+    matrix = _polar_matrix(size, COIN_CROP_MM)
+    taps = int(np.diff(matrix.indptr).max())
+    index = np.zeros((matrix.shape[0], taps), np.int64)
+    weight = np.zeros((matrix.shape[0], taps), np.float32)
+    for row in range(matrix.shape[0]):
+        start, stop = matrix.indptr[row], matrix.indptr[row + 1]
+        columns = matrix.indices[start:stop]
+        index[row, : stop - start] = columns // size * width + columns % size
+        weight[row, : stop - start] = matrix.data[start:stop]
+    return index, weight
+
+
+@njit(cache=True)
+def _sample_polar(features, offsets, index, weight, out):  # pragma: no cover - numba
+    # out[i, j, c, p] = sum over taps q, in order, of weight[p, q] * features[i, offsets[j] + index[p, q], c],
+    # accumulated in float32 from 0 as scipy's csr_matvecs does (no fastmath: no reordering, no fused multiply-add)
+    for i in range(features.shape[0]):
+        for j in range(offsets.shape[0]):
+            for c in range(features.shape[2]):
+                for p in range(index.shape[0]):
+                    total = np.float32(0.0)
+                    for q in range(index.shape[1]):
+                        total += weight[p, q] * features[i, offsets[j] + index[p, q], c]
+                    out[i, j, c, p] = total
+
+
+def _polar_of_windows(features: np.ndarray, margin: int, shifts: list[tuple[int, int]]) -> np.ndarray:
+    """Polar samples (n * len(shifts), 3, COIN_RINGS, COIN_ANGLES) of the coin-crop-sized windows at ``shifts``
+    (dx, dy pixels from the middle) of feature images (n, h, w, 3) ``margin`` pixels wider on each side than a coin
+    crop: bit for bit the sparse polar matrix times each window's pixels (the product teach's features use), read
+    straight from the feature images (no copy of each window: 45 windows a frame at least, 200 in a coin grid)."""
+    count, height, width, _ = features.shape
+    index, weight = _polar_taps(COIN_CROP_PX, width)
+    offsets = np.array([(margin + dy) * width + margin + dx for dx, dy in shifts], np.int64)
+    flat = np.ascontiguousarray(features, dtype=np.float32).reshape(count, height * width, 3)
+    out = np.empty((count, len(shifts), 3, len(index)), np.float32)
+    _sample_polar(flat, offsets, index, weight, out)
+    return out.reshape(count * len(shifts), 3, COIN_RINGS, COIN_ANGLES)
 
 
 class TileReader:
@@ -599,9 +638,8 @@ class CoinReader:
             new = [w for w in shifts if w not in scores and abs(w[0]) <= m and abs(w[1]) <= m]
             if not new:
                 return
-            windows = np.stack([features[m + dy : m + dy + n, m + dx : m + dx + n] for dx, dy in new])
-            polar = _polar_of_features(windows)
-            for w, corr in zip(new, self.correlations(windows, polar), strict=True):
+            polar = _polar_of_windows(features[None], m, new)
+            for w, corr in zip(new, self.correlations(None, polar), strict=True):
                 scores[w] = corr
 
         step = max(1, m // 2)
@@ -643,9 +681,8 @@ class CoinReader:
         count = len(big)
         shifts = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
         features = _wide_coin_features(big, m)
-        windows = np.stack([f[m + dy : m + dy + n, m + dx : m + dx + n] for f in features for dx, dy in shifts])
-        polar = _polar_of_features(windows)
-        corr = self.correlations(windows, polar)  # (count * 9, labels, angles)
+        polar = _polar_of_windows(features, m, shifts)  # coin-major: (coin, shift) pairs
+        corr = self.correlations(None, polar)  # (count * 9, labels, angles)
         per = corr.max(axis=2).reshape(count, len(shifts), -1)  # (coins, windows, labels)
         middle = shifts.index((0, 0))
         maybe = self._maybe_coin(polar[middle :: len(shifts)], corr[middle :: len(shifts)])
@@ -711,12 +748,14 @@ class CoinReader:
         polar = coin_polar(crops)
         return self._maybe_coin(polar, self.correlations(crops, polar))
 
-    def correlations(self, crops: np.ndarray, polar: np.ndarray | None = None) -> np.ndarray:
-        """(n, t, COIN_ANGLES): correlation of each crop turned by every angle step with every template."""
-        polar = (coin_polar(crops) if polar is None else polar).reshape(len(crops), -1)
+    def correlations(self, crops: np.ndarray | None, polar: np.ndarray | None = None) -> np.ndarray:
+        """(n, t, COIN_ANGLES): correlation of each crop turned by every angle step with every template (``polar``:
+        the crops' polar features when already sampled; then ``crops`` may be None)."""
+        polar = coin_polar(crops) if polar is None else polar
+        polar = polar.reshape(len(polar), -1)
         polar = polar - polar.mean(axis=1, keepdims=True)
         polar /= np.maximum(np.linalg.norm(polar, axis=1, keepdims=True), 1e-6)
-        spectrum = np.fft.rfft(polar.reshape(len(crops), 3 * COIN_RINGS, COIN_ANGLES), axis=-1)
+        spectrum = np.fft.rfft(polar.reshape(len(polar), 3 * COIN_RINGS, COIN_ANGLES), axis=-1)
         # per frequency a (crops x rings) @ (rings x templates) product: BLAS, where einsum would loop
         product = np.matmul(spectrum.transpose(2, 0, 1), self.spectra_by_frequency).transpose(1, 2, 0)
         return np.fft.irfft(product, n=COIN_ANGLES, axis=-1)

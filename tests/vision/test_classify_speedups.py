@@ -11,15 +11,18 @@ import pytest
 from calibration.profile import (
     _COIN_HIGH_PASS_PX,
     _TILE_HIGH_PASS_PX,
+    COIN_ANGLES,
     COIN_CROP_MM,
     COIN_CROP_PX,
+    COIN_RINGS,
     TILE_CROP_PX,
     _high_pass,
     _opponent,
     _polar_maps,
+    _polar_matrix,
     default_profile,
 )
-from vision.classify import TileReader, _confidence, _wide_coin_features
+from vision.classify import TileReader, _confidence, _polar_of_windows, _wide_coin_features
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +135,26 @@ def test_the_coins_wide_features_at_once_are_each_coins_own():
         batch = _wide_coin_features(big, margin)
         for i in range(count):
             assert np.array_equal(batch[i], _old_wide_coin_features(big[i], margin)), (count, margin, i)
+
+
+def _old_polar_of_features(windows: np.ndarray) -> np.ndarray:
+    count, size = len(windows), windows.shape[1]
+    planes = np.ascontiguousarray(windows.transpose(0, 3, 1, 2)).reshape(count * 3, size * size)
+    samples = (_polar_matrix(size, COIN_CROP_MM) @ planes.T).T
+    return np.ascontiguousarray(samples, dtype=np.float32).reshape(count, 3, COIN_RINGS, COIN_ANGLES)
+
+
+def test_the_polar_samples_read_from_the_feature_images_are_the_sparse_products():
+    rng = np.random.default_rng(10)
+    nine = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+    for count, margin in ((1, 4), (5, 4), (24, 4), (2, 8)):
+        side = COIN_CROP_PX + 2 * margin
+        features = _wide_coin_features(rng.integers(0, 256, (count, side, side, 3)).astype(np.uint8), margin)
+        features[0, 3:9, 5:7] = -0.0  # signed zeros sum as scipy's do
+        for shifts in (nine, [(margin, -margin), (0, 0), (-margin, margin - 1)]):
+            n, m = COIN_CROP_PX, margin
+            windows = np.stack([f[m + dy : m + dy + n, m + dx : m + dx + n] for f in features for dx, dy in shifts])
+            got = _polar_of_windows(features, margin, shifts)
+            expected = _old_polar_of_features(windows)
+            assert got.dtype == expected.dtype and np.array_equal(got, expected)
+            assert np.array_equal(np.signbit(got), np.signbit(expected))
