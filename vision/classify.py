@@ -755,7 +755,10 @@ class CoinReader:
         polar = polar.reshape(len(polar), -1)
         polar = polar - polar.mean(axis=1, keepdims=True)
         polar /= np.maximum(np.linalg.norm(polar, axis=1, keepdims=True), 1e-6)
-        spectrum = np.fft.rfft(polar.reshape(len(polar), 3 * COIN_RINGS, COIN_ANGLES), axis=-1)
+        # numpy 2's rfft of float32 runs its double loop through the ufunc's casting buffer (rfft's ``fct=1``
+        # picks 'dd->D'): the same transform cast up front is bit for bit the same and ~1.5x faster here
+        spectrum = np.fft.rfft(polar.reshape(len(polar), 3 * COIN_RINGS, COIN_ANGLES).astype(np.float64), axis=-1)
+        spectrum = spectrum.astype(np.result_type(polar.dtype, np.complex64))
         # per frequency a (crops x rings) @ (rings x templates) product: BLAS, where einsum would loop
         product = np.matmul(spectrum.transpose(2, 0, 1), self.spectra_by_frequency).transpose(1, 2, 0)
         return np.fft.irfft(product, n=COIN_ANGLES, axis=-1)

@@ -22,7 +22,7 @@ from calibration.profile import (
     _polar_matrix,
     default_profile,
 )
-from vision.classify import TileReader, _confidence, _polar_of_windows, _wide_coin_features
+from vision.classify import CoinReader, TileReader, _confidence, _polar_of_windows, _wide_coin_features
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +158,18 @@ def test_the_polar_samples_read_from_the_feature_images_are_the_sparse_products(
             expected = _old_polar_of_features(windows)
             assert got.dtype == expected.dtype and np.array_equal(got, expected)
             assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+def test_the_coin_correlations_are_numpys_float32_rfft_products():
+    reader = CoinReader(default_profile())
+    rng = np.random.default_rng(11)
+    for count in (1, 2, 10, 45, 120):
+        polar = rng.standard_normal((count, 3, COIN_RINGS, COIN_ANGLES)).astype(np.float32)
+        flat = polar.reshape(count, -1)
+        flat = flat - flat.mean(axis=1, keepdims=True)
+        flat /= np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-6)
+        spectrum = np.fft.rfft(flat.reshape(count, 3 * COIN_RINGS, COIN_ANGLES), axis=-1)
+        product = np.matmul(spectrum.transpose(2, 0, 1), reader.spectra_by_frequency).transpose(1, 2, 0)
+        expected = np.fft.irfft(product, n=COIN_ANGLES, axis=-1)
+        got = reader.correlations(None, polar)
+        assert got.dtype == expected.dtype and np.array_equal(got, expected), count
