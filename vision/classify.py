@@ -175,16 +175,23 @@ def _polar_taps(size: int, width: int) -> tuple[np.ndarray, np.ndarray]:
 
 @njit(cache=True)
 def _sample_polar(features, offsets, index, weight, out):  # pragma: no cover - numba
-    # out[i, j, c, p] = sum over taps q, in order, of weight[p, q] * features[i, offsets[j] + index[p, q], c],
-    # accumulated in float32 from 0 as scipy's csr_matvecs does (no fastmath: no reordering, no fused multiply-add)
+    # out[i, j, c, p] = sum over taps q, in order, of weight[p, q] * features[i, offsets[j] + index[p, q], c] for
+    # the 3 channels c, accumulated in float32 from 0 as scipy's csr_matvecs does (no fastmath: no reordering, no
+    # fused multiply-add); the three channels side by side, as they lie in memory
     for i in range(features.shape[0]):
         for j in range(offsets.shape[0]):
-            for c in range(features.shape[2]):
-                for p in range(index.shape[0]):
-                    total = np.float32(0.0)
-                    for q in range(index.shape[1]):
-                        total += weight[p, q] * features[i, offsets[j] + index[p, q], c]
-                    out[i, j, c, p] = total
+            base = offsets[j]
+            for p in range(index.shape[0]):
+                first, second, third = np.float32(0.0), np.float32(0.0), np.float32(0.0)
+                for q in range(index.shape[1]):
+                    w = weight[p, q]
+                    k = base + index[p, q]
+                    first += w * features[i, k, 0]
+                    second += w * features[i, k, 1]
+                    third += w * features[i, k, 2]
+                out[i, j, 0, p] = first
+                out[i, j, 1, p] = second
+                out[i, j, 2, p] = third
 
 
 def _polar_of_windows(features: np.ndarray, margin: int, shifts: list[tuple[int, int]]) -> np.ndarray:
