@@ -328,9 +328,11 @@ class TileReader:
         raw, per_label, turn = features if features is not None else self.per_label_batch(big[:, m : m + n, m : m + n])
         if features_out is not None:
             features_out.append((raw, per_label, turn))
+        # every crop's labels best first at once: numpy sorts each row as it sorts one crop's alone (ties too)
+        orders = np.argsort(-per_label, axis=1)
         out = []
         for i in range(len(big)):
-            reading = self._judge(raw[i], per_label[i], turn[i], None)
+            reading = self._judge(raw[i], per_label[i], turn[i], None, orders[i])
             forced = search is not None and bool(search[i])
             allowed = align is None or bool(align[i])
             # a clear reading well below what the face typically scores is checked too: its rivals, read where
@@ -395,8 +397,12 @@ class TileReader:
         per_label, turn = self._per_label(vector, keep)
         return self._judge(vector, per_label, turn, keep)
 
-    def _judge(self, vector: np.ndarray, per_label: np.ndarray, turn: np.ndarray, keep: np.ndarray | None) -> Reading:
-        order = np.argsort(-per_label)
+    def _judge(self, vector: np.ndarray, per_label: np.ndarray, turn: np.ndarray, keep: np.ndarray | None,
+               order: np.ndarray | None = None) -> Reading:
+        """The reading from every label's best correlation and turn (``order``: ``np.argsort(-per_label)``, when
+        already sorted with a batch)."""
+        if order is None:
+            order = np.argsort(-per_label)
         best = int(order[0])
         margin = float(per_label[best] - per_label[int(order[1])]) if len(order) > 1 else 1.0
         score = float(per_label[best])

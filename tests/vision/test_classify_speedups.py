@@ -173,3 +173,14 @@ def test_the_coin_correlations_are_numpys_float32_rfft_products():
         expected = np.fft.irfft(product, n=COIN_ANGLES, axis=-1)
         got = reader.correlations(None, polar)
         assert got.dtype == expected.dtype and np.array_equal(got, expected), count
+
+
+def test_the_labels_sorted_for_a_batch_of_crops_are_each_crops_own_order():
+    rng = np.random.default_rng(12)
+    for trial in range(300):
+        scores = rng.standard_normal((int(rng.integers(1, 50)), 25)).astype(np.float32)
+        if trial % 2:
+            scores = np.round(scores, 1)  # ties: the same label must come first
+        orders = np.argsort(-scores, axis=1)
+        for row, order in zip(scores, orders, strict=True):
+            assert np.array_equal(order, np.argsort(-row))
