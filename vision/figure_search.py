@@ -794,9 +794,10 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
 
 def _die_face_where(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Candidate,
                     others: list[_Candidate]):
-    """The face a die would show where a pawn was fitted: the die model fitted there (from its own fit and from the
-    pawn's place at three turns: the pawn's fit says nothing of a die's angle), its top face read; None when no
-    die is looked for."""
+    """The clearest die face seen where a pawn was fitted: the die model fitted there from its own fit and from
+    starts around the pawn's place (2 mm apart, three turns: the pawn's fit says nothing of a die's angle, and the
+    die's own fit can follow its lower edges or the coin's, its top face then off the numeral), the top face read
+    at each fit; the reading that matches a rank mark best. None when no die is looked for."""
     if "die" not in search.kinds or pawn.fit is None:
         return None
     die = next((c for c in others if c.kind == "die"), None)
@@ -805,11 +806,32 @@ def _die_face_where(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Ca
         die = _Candidate(model, "die", coarse_pose(blob.hull_mm, model, search.camera_mm, pawn.base_h),
                          base_h=pawn.base_h)
     x, y, _ = pawn.fit.pose
-    fits = [die.fit] if die.fit is not None else []
-    fits += [_refit(search, crop, die, (x, y, a), quick=True) for a in (0.0, 30.0, 60.0)]
-    fit = max(fits, key=lambda f: f.support + f.crease_support - 0.15 * min(f.rms_px, 2.0))
-    top = die_top_crop(search.image, search.calibration, fit.pose, die.base_h + _die_side(die.model))
-    return read_die_face(top, search.profile)
+    seen = _inside_pixels(search.image, pawn.fit.outline_px, 0.5)
+    plastic = np.median(seen, axis=0) if len(seen) else np.zeros(3)
+    fits = [(die.fit, True)] if die.fit is not None else []
+    fits += [(_refit(search, crop, die, (x + dx, y + dy, a), quick=True), dx == dy == 0.0)
+             for dx in (-2.0, 0.0, 2.0) for dy in (-2.0, 0.0, 2.0) for a in (0.0, 30.0, 60.0)]
+    best = None
+    for fit, centred in fits:
+        top = die_top_crop(search.image, search.calibration, fit.pose, die.base_h + _die_side(die.model))
+        face = read_die_face(top, search.profile)
+        if face.rank is None or (best is not None and face.score <= best.score):
+            continue
+        # A null face shows little or nothing: a peg pawn's round head seen from above is as blank, and a top
+        # fitted 2 mm off lands on it; only a null seen from the die's own fit or the pawn's place, in the pawn's
+        # colour (not the paper's or a coin's beside it), counts
+        if face.rank == 0 and not (centred and _same_plastic(body_colour(top), plastic)):
+            continue
+        best = face
+    return best
+
+
+def _same_plastic(a: np.ndarray, b: np.ndarray, max_chroma: float = 0.2, max_ratio: float = 1.6) -> bool:
+    """Whether two colours (BGR) can be one plastic seen twice: log-chromaticities within ``max_chroma`` and
+    brightness within a factor ``max_ratio`` (a lit top and a shaded side differ by that much at most)."""
+    la, lb = np.log(np.maximum(np.asarray(a, np.float64), 4.0)), np.log(np.maximum(np.asarray(b, np.float64), 4.0))
+    chroma = float(np.linalg.norm((la - la.mean()) - (lb - lb.mean())))
+    return chroma <= max_chroma and abs(float(la.mean() - lb.mean())) <= math.log(max_ratio)
 
 
 def _die_face_on_top(face, pawn: _Candidate) -> bool:
