@@ -85,6 +85,9 @@ _PAWN_TOP_FACE_SCORE = 0.8
 # place of the die's sides). A die read as the colourless suit whose top is this light is no black die.
 _BLACK_DIE_MAX_LIGHTNESS = 0.85
 _PAWN_FACE_SUPPORT = 0.7
+# ... not looked for on a pawn outlined this well (a die fitted as a pawn was outlined 0.79 at most on those frames;
+# most real pawns 0.9-1.0): the search costs 27 quick die fits a pawn
+_PAWN_CLEAR_SUPPORT = 0.88
 _MIN_EXPLAINED_SHARE = 0.65  # a region as found less than this under the fitted silhouette: size unclear
 # A die is a 16 mm cube: seen through a tilted camera its top face sits off its footprint and its sides fill the
 # silhouette between them. A flat print (a gold crown on a classic coin) fitted as a die matches the top face's
@@ -797,8 +800,9 @@ def _die_face_where(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Ca
     """The clearest die face seen where a pawn was fitted: the die model fitted there from its own fit and from
     starts around the pawn's place (2 mm apart, three turns: the pawn's fit says nothing of a die's angle, and the
     die's own fit can follow its lower edges or the coin's, its top face then off the numeral), the top face read
-    at each fit; the reading that matches a rank mark best. None when no die is looked for."""
-    if "die" not in search.kinds or pawn.fit is None:
+    at each fit; the reading that matches a rank mark best. None when no die is looked for (or the pawn is outlined
+    clearly: _PAWN_CLEAR_SUPPORT)."""
+    if "die" not in search.kinds or pawn.fit is None or _outline_support(pawn) >= _PAWN_CLEAR_SUPPORT:
         return None
     die = next((c for c in others if c.kind == "die"), None)
     if die is None:  # the die model was not among the likeliest: fitted here all the same
