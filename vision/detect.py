@@ -110,6 +110,7 @@ _WEAK_RIM_SUPPORT = 0.9  # ... is kept only if its face reads clearly as printed
 _WEAK_RIM_CONFIDENCE = 0.99  # ... with twice the margin a sure reading needs (confidence 1): a rim doubled by the
 #   coin it lies on (a kid 2 mm off its trampoline, match 0.19) gave a crop read at confidence 0.5 as another face
 _STACKED_SCORE = 0.4  # a coin crop read as no face but this close to one: its rim is fitted again around
+_BACK_MATCHED_RIM = 0.6  # a coin on a back whose rim matches this well needs only the table's rim support
 _GRID_TURN_DEG = 2.0  # an unread outline turned farther off the grid's tiles is fitted again at their turn
 _TRIED_MM = TILE_MM / 3  # a lattice place within this of one tried already is not proposed again
 _REFIT_DRIFT_MM = 3.0  # a lattice place's outline refitted farther off is read at the place itself too
@@ -813,6 +814,10 @@ class Detector:
         for k in order:
             rim = rims[k]
             least = _BLANK_RIM_SUPPORT if on_face[k] else _BACK_RIM_SUPPORT if base[k] > 0 else _RIM_SUPPORT_MIN
+            if base[k] > 0 and not on_face[k] and rim.match >= _BACK_MATCHED_RIM:
+                # on a back, a rim whose signature matches well is a coin's though it shows less of itself (its
+                # neighbours' shadows over it: Plans of Action classic seed 114, match 0.71, support 0.47)
+                least = _RIM_SUPPORT_MIN
             if (rim.match < (grown_match[k] if grown else _RIM_MATCH_MIN) and not weak[k]) or rim.support < least:
                 continue
             if base[k] > 0 and rim.polarity < _RIM_POLARITY:
