@@ -72,22 +72,22 @@ _MIN_SEEN_SHARE = 0.75  # a fitted silhouette lying less than this on the region
 _MIN_SEEN_SHARE_PAWN = 0.7  # the same for a weakly outlined pawn (a print on a coin fitted as one)
 _WEAK_PAWN_SUPPORT = 0.65  # ... below this share of its outline found
 # A die standing on a coin can fit the pawn model better than the die model (its sides and the coin under it make
-# a taller silhouette through a tilted camera). A pawn's top is no die face: where the die model fitted at the
+# a taller silhouette through a tilted camera). A pawn's top is no die face: where the die model fitted around the
 # pawn's place shows a rank mark matching at _PAWN_TOP_FACE_SCORE or more (even if which rank is unclear), or a
 # face read surely under a pawn outlined below _PAWN_FACE_SUPPORT, the kind is unclear. Dice scenes (my dev seeds
-# 500-505, 4 editions) and Trampo-Land frames (90-93, 100-121): 7 of the 9 dice reported surely as pawns showed a
-# mark at 0.81-1.0; 134 real pawns' tops matched a rank mark at 0.71 at most (a default pawn's plain top taken for
-# the blank null) and never read surely under an outline below 0.7.
+# 500-511, 4 editions) and Trampo-Land frames (90-93, 100-121): dice reported surely as pawns showed a mark at
+# 0.82-1.0 (one classic ace at 0.74, missed); 134 real pawns' tops matched a mark at 0.75 at most (a pawn's plain
+# top taken for a blank null) and never read surely under an outline below 0.7.
 _PAWN_TOP_FACE_SCORE = 0.8
+_PAWN_FACE_SUPPORT = 0.7
+# ... not looked for on a pawn outlined this well (a die fitted as a pawn was outlined 0.79 at most on those frames;
+# most real pawns 0.9-1.0): the search costs 27 quick die fits a pawn
+_PAWN_CLEAR_SUPPORT = 0.88
 # A black (colourless) die's top is darker than the table beside it: its body over the table's brightness was 0.15-0.48
 # on the real black dice of rendered dice scenes (0.69 for the classic edition's purple Moons), while white paper or a
 # coin between coins fitted as a die and read as a blank black one showed 1.07-1.33 (a shadow next to it took the
 # place of the die's sides). A die read as the colourless suit whose top is this light is no black die.
 _BLACK_DIE_MAX_LIGHTNESS = 0.85
-_PAWN_FACE_SUPPORT = 0.7
-# ... not looked for on a pawn outlined this well (a die fitted as a pawn was outlined 0.79 at most on those frames;
-# most real pawns 0.9-1.0): the search costs 27 quick die fits a pawn
-_PAWN_CLEAR_SUPPORT = 0.88
 _MIN_EXPLAINED_SHARE = 0.65  # a region as found less than this under the fitted silhouette: size unclear
 # A die is a 16 mm cube: seen through a tilted camera its top face sits off its footprint and its sides fill the
 # silhouette between them. A flat print (a gold crown on a classic coin) fitted as a die matches the top face's
