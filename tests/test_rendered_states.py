@@ -40,30 +40,28 @@ SEEDS["catwalk"] = dict(zip(EDITIONS, (8, 0, 12, 3), strict=True))
 
 #: (game or room, edition) -> what the vision could not yet read (the verb abstains), from the frames' runs.
 ABSTAINS: dict[tuple[str, str], str] = {
-    ("slides-of-action", "bold"): "coins' faces unclear, not narrowed to readings the rules could settle",
-    ("plans-of-action", "bold"): "coins' faces unclear, not narrowed to readings the rules could settle",
-    ("roll-out-the-barrels", "default"): "a coin's face unclear",
+    ("slides-of-action", "bold"): "a coin's face unclear (cell 2,2), not narrowed to readings the rules could settle",
+    ("plans-of-action", "bold"): "a coin's face unclear (cell 3,3), not narrowed to readings the rules could settle",
+    ("roll-out-the-barrels", "default"): "a barrel's face unclear (b2), not narrowed",
     ("roll-out-the-barrels", "classic"): "the die's top face unclear (4 or ace)",
-    ("roll-out-the-barrels", "hand-made"): "coins' faces unclear",
-    ("whack-a-dummy", "classic"): "a face-down coin where --grid has an ace: its suit side or its value-side ace, "
-                                  "both possible",
-    ("whack-a-dummy", "hand-made"): "a coin's face unclear",
-    ("whack-a-dummy", "bold"): "a coin's face unclear",
-    ("trampo-land", "default"): "the pawn on trampoline 5: kind unclear, a pawn or a die (the kids lying off "
-                                "their trampolines are read)",
-    ("trampo-land", "classic"): "a coin that may be a kid (suit side) or a bare trampoline (value-side ace)",
-    ("trampo-land", "hand-made"): "the die's top face unclear",
-    ("trampo-land", "bold"): "a coin's face unclear",
+    ("roll-out-the-barrels", "hand-made"): "a barrel's face unclear (b6), not narrowed",
+    ("whack-a-dummy", "classic"): "a face-down coin where --grid has an ace (c3): its suit side or its value-side "
+                                  "ace, both possible",
+    ("whack-a-dummy", "hand-made"): "a dummy's face unclear (a6), not narrowed",
+    ("whack-a-dummy", "bold"): "a dummy where --grid has an ace (b5): the ace, suns' suit side or the null, all "
+                               "possible",
+    ("trampo-land", "classic"): "the coin on trampoline 1: a kid (suit side) or a bare trampoline (value-side ace)",
+    ("trampo-land", "hand-made"): "the die's top face unclear (4 or 3)",
+    ("trampo-land", "bold"): "the coin on trampoline 1: a kid (suit side) or a bare trampoline (value-side ace)",
 }
 #: The same for ``score`` (the same frames as ``state``, default edition).
-SCORE_ABSTAINS: dict[tuple[str, str], str] = {key: ABSTAINS[key] for key in (
-    ("roll-out-the-barrels", "default"), ("trampo-land", "default"))}
+SCORE_ABSTAINS: dict[tuple[str, str], str] = {key: ABSTAINS[key] for key in (("roll-out-the-barrels", "default"),)}
 
 #: (Done-check case of test_reading.DONE_CASES, edition) -> why the verdict is "unsure" where the truth is
 #: known (never a wrong verdict).
 DONE_ABSTAINS: dict[tuple[str, str], str] = {
-    ("solved", "hand-made"): "pawns or coins not read surely",
-    ("solved", "bold"): "pawns or coins not read surely",
+    ("solved", "hand-made"): "the coins above columns 1-2 not read surely (nor a pawn for them)",
+    ("solved", "bold"): "the coins above columns 3-5 not read surely (nor a pawn for them)",
 }
 
 
