@@ -71,6 +71,18 @@ _CLEAR_SUPPORT = 0.9  # a part outlined this completely is placed by its outline
 _MIN_SEEN_SHARE = 0.75  # a fitted silhouette lying less than this on the region's foreground: size or pose unclear
 _MIN_SEEN_SHARE_PAWN = 0.7  # the same for a weakly outlined pawn (a print on a coin fitted as one)
 _WEAK_PAWN_SUPPORT = 0.65  # ... below this share of its outline found
+# A pawn's silhouette is its plastic throughout: coloured, or (a colourless suit's black pawn) darker than the table.
+# A print on a white coin (the bold edition's acrylic coins) fitted as a pawn lies mostly on the coin's white: the
+# table's chromaticity and lighter than the table. A pawn whose fitted silhouette is less than
+# _MIN_PAWN_COLOURED_SHARE coloured (see _coloured_share) and whose median brightness is _PALE_PAWN_LIGHTNESS of the
+# table's or more is unclear. Measured (1640x1232 and 2304x1296 frames): phantoms on bold coins, Slides and Plans of
+# Action seeds 13, 23, 53 (no figures there): 0.0-0.48 coloured, 1.13-4.7 the table's brightness, outlined up to
+# 0.84. Real pawns (Easy Slider boards seed 2 on five tables, Easy Slider and Trampo-Land states frames):
+# coloured ones 0.84-1.0 coloured (up to 1.49 the table's brightness on dark wood), black ones 0.30-0.99 coloured
+# and 0.10-0.49 the table's brightness.
+_MIN_PAWN_COLOURED_SHARE = 0.5
+_PALE_PAWN_LIGHTNESS = 0.85
+_PRINT_PAWN_REASON = "kind unclear: the pawn fitted is neither coloured nor darker than the table (a print on a coin?)"
 # A die standing on a coin can fit the pawn model better than the die model (its sides and the coin under it make
 # a taller silhouette through a tilted camera). A pawn's top is no die face: where the die model fitted around the
 # pawn's place shows a rank mark matching at _PAWN_TOP_FACE_SCORE or more (even if which rank is unclear), or a
@@ -724,6 +736,8 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
         # 48 rendered Easy Slider pawns (seed 1) and 15 in game scenes; the one black pawn below 0.7 (0.61, its
         # dark shadow left out of the region) was outlined at 0.74 (seed 2 boards).
         reasons.append("kind unclear: the pawn fitted reaches beyond the region seen")
+    if best.kind == "pawn" and _pale_print(search, fit.outline_px):
+        reasons.append(_PRINT_PAWN_REASON)
     confidence = float(np.clip(_outline_support(best), 0.0, 1.0))
     fields: dict[str, Any] = {}
     if best.kind == "pyramid":
@@ -846,29 +860,50 @@ def _die_face_on_top(face, pawn: _Candidate) -> bool:
     return face.score >= _PAWN_TOP_FACE_SCORE or (not face.ambiguous and _outline_support(pawn) < _PAWN_FACE_SUPPORT)
 
 
-def _coloured_share(search: FigureSearch, outline_px: np.ndarray, min_chroma: float = 0.12) -> float:
-    """The share of a fitted silhouette (frame pixels) whose chromaticity differs from the table's there by more
-    than ``min_chroma`` (log-chromaticity distance): plastic rather than table or shadow (a shadow darkens the
-    table without changing its chromaticity much)."""
+def _silhouette_pixels(search: FigureSearch, outline_px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A few thousand of the frame's BGR pixels inside a fitted silhouette (frame pixels) and the table's estimated
+    colour at each (two (n, 3) float arrays; empty when the silhouette lies off the frame)."""
     x0, y0 = np.floor(outline_px.min(axis=0)).astype(int)
     x1, y1 = np.ceil(outline_px.max(axis=0)).astype(int) + 1
     h, w = search.image.shape[:2]
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
     if x1 <= x0 or y1 <= y0:
-        return 1.0
+        return np.zeros((0, 3)), np.zeros((0, 3))
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillConvexPoly(mask, np.round((outline_px - (x0, y0)) * 16).astype(np.int32).reshape(-1, 1, 2), 1,
                        cv2.LINE_8, 4)
     ys, xs = np.nonzero(mask)
-    if len(xs) == 0:
-        return 1.0
-    step = max(1, len(xs) // 2000)  # a few thousand pixels tell the share well enough
+    step = max(1, len(xs) // 2000)  # a few thousand pixels tell shares and medians well enough
     ys, xs = ys[::step], xs[::step]
-    seen = np.log(np.maximum(search.image[y0:y1, x0:x1][ys, xs].astype(np.float64), 4.0))
-    table = np.log(np.maximum(search.background_at(np.column_stack([xs + x0, ys + y0]).astype(np.float64)), 4.0))
+    seen = search.image[y0:y1, x0:x1][ys, xs].astype(np.float64)
+    table = search.background_at(np.column_stack([xs + x0, ys + y0]).astype(np.float64)).astype(np.float64)
+    return seen, table
+
+
+def _coloured_share(search: FigureSearch, outline_px: np.ndarray, min_chroma: float = 0.12) -> float:
+    """The share of a fitted silhouette (frame pixels) whose chromaticity differs from the table's there by more
+    than ``min_chroma`` (log-chromaticity distance): plastic rather than table or shadow (a shadow darkens the
+    table without changing its chromaticity much)."""
+    return _chroma_share(*_silhouette_pixels(search, outline_px), min_chroma)
+
+
+def _chroma_share(seen: np.ndarray, table: np.ndarray, min_chroma: float) -> float:
+    if len(seen) == 0:
+        return 1.0
+    seen, table = np.log(np.maximum(seen, 4.0)), np.log(np.maximum(table, 4.0))
     seen -= seen.mean(axis=1, keepdims=True)
     table -= table.mean(axis=1, keepdims=True)
     return float((np.linalg.norm(seen - table, axis=1) > min_chroma).mean())
+
+
+def _pale_print(search: FigureSearch, outline_px: np.ndarray) -> bool:
+    """Whether a pawn's fitted silhouette (frame pixels) is neither coloured nor darker than the table: a print on
+    a light coin rather than plastic (see _PALE_PAWN_LIGHTNESS)."""
+    seen, table = _silhouette_pixels(search, outline_px)
+    if len(seen) == 0 or _chroma_share(seen, table, 0.12) >= _MIN_PAWN_COLOURED_SHARE:
+        return False
+    lightness = np.median(seen.mean(axis=1) / np.maximum(table.mean(axis=1), 1.0))
+    return bool(lightness >= _PALE_PAWN_LIGHTNESS)
 
 
 def _seen_shares(search: FigureSearch, blob: Blob, outline_mm: np.ndarray) -> tuple[float, float]:

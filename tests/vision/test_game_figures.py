@@ -69,6 +69,21 @@ def test_a_gold_crown_on_a_kids_coin_is_not_a_crowns_pawn():
     assert sum(any(math.hypot(p.x_mm - t["x_mm"], p.y_mm - t["y_mm"]) < 3.0 for p in read) for t in pawns) >= 3
 
 
+@pytest.mark.parametrize("name,seed", [("slides-of-action", 13), ("plans-of-action", 23)])
+def test_the_prints_on_bold_coins_are_no_sure_pawns(name, seed):
+    """Bold edition (white acrylic coins, a suit-coloured print filling each): with every kind looked for (``detect``
+    without a game), the prints on the coins fitted as pawns, outlined up to 0.84, and six on Slides of Action seed
+    13 (no figures there) were sure; under them the coins' readings were emptied. A pawn's silhouette is coloured
+    plastic, or darker than the table (a black pawn); a print on a white coin is neither."""
+    case = state_case(name, "bold", seed)
+    image = case.frame.image
+    detection = detect_pieces(image, calibrate_from_sheet(image), taught_profile("bold"))
+    assert not [t for t in case.frame.truth if t["kind"] in ("pawn", "die")]  # no figure stands there
+    assert _sure_figures_right(detection, []) == []
+    # ... and they are said to be unclear for that reason (the rule, not the frame, keeps them from being sure)
+    assert any("a print on a coin?" in (p.reason or "") for p in detection.uncertain if p.kind.value == "pawn")
+
+
 def _dice_near(detection, truth, within_mm: float = 3.0) -> tuple[list, list]:
     """The dice reported (sure or uncertain) near a die that stands, and those where none does."""
     dice = [t for t in truth if t["kind"] == "die"]
