@@ -212,3 +212,17 @@ def test_a_coin_on_a_back_whose_rim_matches_well_needs_less_of_it_to_show():
             if p.kind is Kind.COIN and np.hypot(p.x_mm - 212.0, p.y_mm - 195.0) < 4]
     assert len(seen) == 1 and seen[0].side == "suit", seen
     assert result.missed == 0, result.notes
+
+
+def test_a_kid_whose_doubled_rim_shows_three_quarters_round_is_read():
+    """Trampo-Land, default edition (bench_states seed 114): the kid on trampoline 8 (moons, suit side up) lies
+    1.4 mm off its trampoline; their two rims made one that matched 0.29 and showed on 0.81 of its rays, under the
+    plain bar (0.3) and the weak-rim one's support (0.9 then): "trampoline 8 is not seen". A weak rim showing three
+    quarters round (0.75) is looked at (a clear face, or the rim fitted again around): the kid reads surely."""
+    detection, result, pieces = _state_frame("trampo-land", "default", 114, ("coin", "pawn", "die"))
+    assert result.wrong == 0, result.notes
+    kid = next(p for p in pieces if p.kind == "coin" and p.side == "suit" and abs(p.x_mm - 131) < 3
+               and abs(p.y_mm - 237) < 3)
+    seen = [p for p in detection.pieces + detection.uncertain
+            if p.kind is Kind.COIN and np.hypot(p.x_mm - kid.x_mm, p.y_mm - kid.y_mm) < 3]
+    assert [(p.suit, p.side, p.uncertain) for p in seen] == [(kid.suit, "suit", False)], (kid, seen)
