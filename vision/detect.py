@@ -1084,7 +1084,9 @@ def _coin_grid_proposals(coins: list[DetectedPiece], tried: list[np.ndarray]) ->
         return np.zeros((0, 2))
     pitch = float(np.median(nearest[paired]))
     offsets = np.array([xy[j] - xy[i] for i in range(len(xy)) for j in range(len(xy))
-                        if i != j and abs(d[i, j] - pitch) < 0.2 * pitch])
+                        if i != j and abs(d[i, j] - pitch) < 0.2 * pitch]).reshape(-1, 2)
+    if not len(offsets):  # the median of an even count can lie between two spacings, near neither: no grid
+        return np.zeros((0, 2))
     # the grid's turn: the directions modulo 90 degrees averaged on the circle (4 theta), as a median of angles
     # modulo 90 is not: a square grid's 0.5 and 89.5 degrees are one direction
     theta = np.arctan2(offsets[:, 1], offsets[:, 0])

@@ -226,3 +226,17 @@ def test_a_kid_whose_doubled_rim_shows_three_quarters_round_is_read():
     seen = [p for p in detection.pieces + detection.uncertain
             if p.kind is Kind.COIN and np.hypot(p.x_mm - kid.x_mm, p.y_mm - kid.y_mm) < 3]
     assert [(p.suit, p.side, p.uncertain) for p in seen] == [(kid.suit, "suit", False)], (kid, seen)
+
+
+def test_coins_at_two_spacings_propose_no_grid_rather_than_fail():
+    """Two pairs of coins 22 and 36 mm apart: the median spacing (29 mm) lies near neither, so no pair of coins
+    is a pitch apart. No grid is proposed (it raised IndexError on the bold tile-backs frame 1129)."""
+    from vision.detect import _coin_grid_proposals
+    from vision.pieces import DetectedPiece
+
+    coins = [DetectedPiece(Kind.COIN, x, 50.0) for x in (0.0, 22.0, 100.0, 136.0)]
+    proposals = _coin_grid_proposals(coins, [])
+    assert proposals.shape == (0, 2)
+    # a real grid still proposes its neighbours' places
+    grid = [DetectedPiece(Kind.COIN, 25.4 * i, 25.4 * j) for i in range(3) for j in range(2)]
+    assert len(_coin_grid_proposals(grid, [])) > 0
