@@ -97,28 +97,38 @@ def test_paper_beside_a_coin_is_not_a_sure_blank_null():
     assert len(two) == 1 and np.hypot(two[0].x_mm - truth["x_mm"], two[0].y_mm - truth["y_mm"]) < 2.0, two
 
 
-def test_classic_aces_and_suit_sides_name_both_readings():
-    """The classic set prints a value-side ace as the suit's symbol, 5 % smaller than the suit side's (0.6 px at
-    1.7 px/mm): those coins are uncertain, and each names the two readings it could be, the truth among them."""
+def _uncertain_coins_naming_the_truth(edition: str):
+    """Coin grid 1000 of an edition read with its taught profile: the score, and each uncertain coin that names
+    readings (``could_be``) with its true suit, after checking that nothing is sure and wrong, that sure coins
+    name no alternatives and that every named list holds the truth."""
     from detect_scenes import coin_grid_frame, taught_profile
 
     from rules.pieces import Suit
 
-    profile = taught_profile("classic")
-    frame = coin_grid_frame(1000, edition="classic")
+    profile = taught_profile(edition)
+    frame = coin_grid_frame(1000, edition=edition)
     detection = Detector(calibrate_from_sheet(frame.image), profile).detect(frame.image, kinds=("coin",))
     result = score(detection, frame, profile)
     assert result.wrong == 0, result.notes
     assert all(not p.could_be for p in detection.pieces)  # sure pieces name no alternatives
     truths = frame.of_kind("coin")
-    both = 0
+    named = []
     for piece in detection.uncertain:
-        truth = min(truths, key=lambda t: np.hypot(t["x_mm"] - piece.x_mm, t["y_mm"] - piece.y_mm))
         if not piece.could_be:
             continue
+        truth = min(truths, key=lambda t: np.hypot(t["x_mm"] - piece.x_mm, t["y_mm"] - piece.y_mm))
         want = (Suit(truth["suit"]), truth["rank"] if truth["side"] == "value" else None, truth["side"])
         assert want in piece.could_be, (piece, truth)
-        suit = Suit(truth["suit"])
+        named.append((piece, Suit(truth["suit"])))
+    return result, named
+
+
+def test_classic_aces_and_suit_sides_name_both_readings():
+    """The classic set prints a value-side ace as the suit's symbol, 5 % smaller than the suit side's (0.6 px at
+    1.7 px/mm): those coins are uncertain, and each names the two readings it could be, the truth among them."""
+    result, named = _uncertain_coins_naming_the_truth("classic")
+    both = 0
+    for piece, suit in named:
         if set(piece.could_be) == {(suit, 1, "value"), (suit, None, "suit")}:
             both += 1
             out = piece.to_json()["could_be"]
@@ -148,25 +158,9 @@ def test_bold_aces_and_suit_sides_name_their_twin_readings():
     and its value sides' numerals come within 0.2 of a suit side's reading (other side), so the general rule left
     most of these coins' could_be empty. Twins on top: the two, and a third label within the side margin (a sun's
     rays blurred into its null's dot), every other label trailing by that margin. The truth is among them."""
-    from detect_scenes import coin_grid_frame, taught_profile
-
-    from rules.pieces import Suit
-
-    profile = taught_profile("bold")
-    frame = coin_grid_frame(1000, edition="bold")
-    detection = Detector(calibrate_from_sheet(frame.image), profile).detect(frame.image, kinds=("coin",))
-    result = score(detection, frame, profile)
-    assert result.wrong == 0, result.notes
-    assert all(not p.could_be for p in detection.pieces)
-    truths = frame.of_kind("coin")
+    result, named = _uncertain_coins_naming_the_truth("bold")
     twins = 0
-    for piece in detection.uncertain:
-        truth = min(truths, key=lambda t: np.hypot(t["x_mm"] - piece.x_mm, t["y_mm"] - piece.y_mm))
-        if not piece.could_be:
-            continue
-        want = (Suit(truth["suit"]), truth["rank"] if truth["side"] == "value" else None, truth["side"])
-        assert want in piece.could_be, (piece, truth)
-        suit = Suit(truth["suit"])
+    for piece, suit in named:
         if {(suit, 1, "value"), (suit, None, "suit")} <= set(piece.could_be) and len(piece.could_be) <= 3:
             twins += 1
     assert result.could_be == result.could_be_true
