@@ -61,6 +61,7 @@ from vision.classify import SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, T
 from vision.coins import fit_coins
 from vision.crops import oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
+from vision.grid import angle_from_pieces
 from vision.pieces import DetectedPiece, Detection
 from vision.rectify import TableView
 from vision.segment import (
@@ -484,8 +485,7 @@ class Detector:
         sure = [f for f in findings if f.reading.status == "ok"]
         if len(sure) < 2:
             return findings
-        theta = np.radians([f.pose.angle_deg for f in sure]) * 4.0
-        grid = math.degrees(math.atan2(float(np.mean(np.sin(theta))), float(np.mean(np.cos(theta))))) / 4.0
+        grid, _ = angle_from_pieces(f.pose.angle_deg for f in sure)
         off = [i for i, f in enumerate(findings) if f.reading.status == "none" and min(f.support) >= 0.5
                and abs((f.pose.angle_deg - grid + 45.0) % 90.0 - 45.0) > _GRID_TURN_DEG
                and not self._on_marker(f.pose.centre)]
