@@ -41,7 +41,15 @@ from vision.figure_segmentation import (
     split_by_colour,
     table_view,
 )
-from vision.pawns_dice import body_colour, classify_suit, colourless, die_top_crop, read_die_face, suit_references
+from vision.pawns_dice import (
+    body_colour,
+    chroma_differs,
+    classify_suit,
+    colourless,
+    die_top_crop,
+    read_die_face,
+    suit_references,
+)
 from vision.pieces import DetectedPiece
 from vision.pyramids import PYRAMID_MODELS, classify_pyramid_color, model_size_pose
 
@@ -890,10 +898,7 @@ def _coloured_share(search: FigureSearch, outline_px: np.ndarray, min_chroma: fl
 def _chroma_share(seen: np.ndarray, table: np.ndarray, min_chroma: float) -> float:
     if len(seen) == 0:
         return 1.0
-    seen, table = np.log(np.maximum(seen, 4.0)), np.log(np.maximum(table, 4.0))
-    seen -= seen.mean(axis=1, keepdims=True)
-    table -= table.mean(axis=1, keepdims=True)
-    return float((np.linalg.norm(seen - table, axis=1) > min_chroma).mean())
+    return float(chroma_differs(seen, table, min_chroma).mean())
 
 
 def _pale_print(search: FigureSearch, outline_px: np.ndarray) -> bool:

@@ -43,6 +43,7 @@ __all__ = [
     "numeral_templates",
     "edition_templates",
     "plastic_colour",
+    "chroma_differs",
     "colourless",
 ]
 
@@ -180,6 +181,19 @@ def classify_suit(seen_bgr: np.ndarray, references: Mapping[Suit, Any], min_marg
     return SuitVote(best, second, float(margin), ambiguous, reason)
 
 
+def chroma_differs(pixels_bgr: np.ndarray, background_bgr: Any, min_chroma: float) -> np.ndarray:
+    """Per pixel ((n, 3) BGR), whether its log-chromaticity differs from the background's under it (one BGR colour,
+    or one per pixel) by more than ``min_chroma``: plastic or ink rather than the background or a shadow on it (a
+    shadow darkens what it falls on without changing its chromaticity much)."""
+    pixels = np.asarray(pixels_bgr, np.float64).reshape(-1, 3)
+    background = np.broadcast_to(np.asarray(background_bgr, np.float64).reshape(-1, 3), pixels.shape)
+    seen = np.log(np.maximum(pixels, 4.0))
+    under = np.log(np.maximum(background, 4.0))
+    seen -= seen.mean(axis=1, keepdims=True)
+    under = under - under.mean(axis=1, keepdims=True)
+    return np.linalg.norm(seen - under, axis=1) > min_chroma
+
+
 def plastic_colour(pixels_bgr: np.ndarray, background_bgr: Any, min_chroma: float = 0.12,
                    min_share: float = 0.15) -> np.ndarray:
     """A figure's plastic colour (BGR float) from the pixels of its region ((n, 3) BGR: the piece, and its shadow
@@ -193,12 +207,7 @@ def plastic_colour(pixels_bgr: np.ndarray, background_bgr: Any, min_chroma: floa
     pixels = np.asarray(pixels_bgr, np.float64).reshape(-1, 3)
     if len(pixels) == 0:
         return np.zeros(3)
-    background = np.broadcast_to(np.asarray(background_bgr, np.float64).reshape(-1, 3), pixels.shape)
-    seen = np.log(np.maximum(pixels, 4.0))
-    under = np.log(np.maximum(background, 4.0))
-    seen -= seen.mean(axis=1, keepdims=True)
-    under -= under.mean(axis=1, keepdims=True)
-    coloured = np.linalg.norm(seen - under, axis=1) > min_chroma
+    coloured = chroma_differs(pixels, background_bgr, min_chroma)
     if coloured.mean() < min_share:
         return np.median(pixels, axis=0)
     return np.median(pixels[coloured], axis=0)
