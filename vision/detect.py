@@ -61,6 +61,7 @@ from vision.classify import SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, T
 from vision.coins import fit_coins
 from vision.crops import oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
+from vision.figure_search import may_be_a_print
 from vision.grid import angle_from_pieces
 from vision.pieces import DetectedPiece, Detection
 from vision.rectify import TableView
@@ -1180,7 +1181,11 @@ def _non_overlapping(found: list[tuple[float, DetectedPiece]], min_distance: flo
 
 
 def _mark_covered_coins(pieces: list[DetectedPiece], figures: list[DetectedPiece]) -> list[DetectedPiece]:
-    """A coin with a die (or a pawn) standing on it cannot be read: uncertain, whatever the classifier said."""
+    """A coin with a die (or a pawn) standing on it cannot be read: uncertain, whatever the classifier said.
+
+    A sure coin under a figure that may be only its print (``vision.figure_search.may_be_a_print``) is made
+    uncertain all the same (a pawn wrongly called a print would hide it), but an unclear coin's ``could_be`` is
+    kept under such a figure: the reader narrowed it from the coin itself."""
     out = []
     for piece in pieces:
         if piece.kind is Kind.COIN:
@@ -1188,8 +1193,10 @@ def _mark_covered_coins(pieces: list[DetectedPiece], figures: list[DetectedPiece
             if on and not piece.uncertain:
                 piece = replace(piece, uncertain=True, suit=None, rank=None,
                                 reason=f"under a {on[0].kind.value}", could_be=())
-            elif on:  # what shows of it beside the die narrows nothing
+            elif on and not all(may_be_a_print(f) for f in on):  # what shows of it beside a die narrows nothing
                 piece = replace(piece, could_be=())
+            # (a "pawn" that may be the coin's own print fitted as one hides nothing: the coin's could_be, read
+            # from the whole coin, stands)
         out.append(piece)
     return out
 

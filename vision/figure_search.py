@@ -206,6 +206,12 @@ class _Occupied:
     sure: bool = False  # read surely by the tile/coin detector: its whole face shows, nothing stands on it
 
 
+def may_be_a_print(piece: DetectedPiece) -> bool:
+    """Whether a figure reported is perhaps no figure but a coin's printed symbol fitted as a pawn (the reason
+    ``_PRINT_PAWN_REASON``): the coin under it is then not known to be covered."""
+    return piece.uncertain and _PRINT_PAWN_REASON in (piece.reason or "")
+
+
 def _occupied_list(occupied_mm: Sequence[Any] | None, profile: Any) -> list[_Occupied]:
     """The tile/coin footprints handed in (see :func:`vision.figures.detect_figures`)."""
     out = []

@@ -240,3 +240,28 @@ def test_coins_at_two_spacings_propose_no_grid_rather_than_fail():
     # a real grid still proposes its neighbours' places
     grid = [DetectedPiece(Kind.COIN, 25.4 * i, 25.4 * j) for i in range(3) for j in range(2)]
     assert len(_coin_grid_proposals(grid, [])) > 0
+
+
+def test_a_coin_keeps_its_could_be_only_under_a_figure_that_may_be_its_own_print():
+    from dataclasses import replace
+
+    from rules.pieces import Suit
+    from vision.detect import _mark_covered_coins
+    from vision.figure_search import _PRINT_PAWN_REASON
+    from vision.pieces import DetectedPiece
+
+    twins = ((Suit.SUNS, 1, "value"), (Suit.SUNS, None, "suit"))
+    unclear = DetectedPiece(Kind.COIN, 100.0, 100.0, uncertain=True, reason="face unclear", could_be=twins)
+    sure = DetectedPiece(Kind.COIN, 200.0, 100.0, suit=Suit.MOONS, rank=3, side="value")
+    print_pawn = DetectedPiece(Kind.PAWN, 101.0, 100.0, uncertain=True, reason=_PRINT_PAWN_REASON)
+    pawn = DetectedPiece(Kind.PAWN, 101.0, 100.0, suit=Suit.ARMS)
+    die = DetectedPiece(Kind.DIE, 199.0, 101.0, suit=Suit.MOONS, rank=2)
+
+    kept = _mark_covered_coins([unclear], [print_pawn])[0]
+    assert kept.could_be == twins
+    assert _mark_covered_coins([unclear], [pawn])[0].could_be == ()
+    assert _mark_covered_coins([unclear], [pawn, print_pawn])[0].could_be == ()
+    covered = _mark_covered_coins([sure], [die])[0]
+    assert covered.uncertain and covered.suit is None and covered.reason == "under a die"
+    # a sure coin is not trusted under a "print" either: a pawn called a print wrongly would hide it
+    assert _mark_covered_coins([sure], [replace(print_pawn, x_mm=200.0)])[0].uncertain
