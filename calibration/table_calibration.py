@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from calibration.errors import CalibrationError
 from calibration.homography import (
@@ -78,6 +79,54 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _lens_model(ux, uy, camera, k):  # pragma: no cover - numba
+    """Undistorted pixel (ux, uy) -> raw pixel: :func:`calibration.lens.distort_points`' normalisation, then
+    ``cv2.projectPoints``' distortion (rotation and translation zero: the identity, exact) written out in its
+    order of operations (no fastmath, no fused multiply-add: the same doubles; tests/vision/test_detect.py
+    compares them over random lenses and points)."""
+    fx = camera[0, 0]
+    fy = camera[1, 1]
+    cx = camera[0, 2]
+    cy = camera[1, 2]
+    y = (uy - cy) / fy
+    x = (ux - cx - camera[0, 1] * y) / fx
+    r2 = x * x + y * y
+    r4 = r2 * r2
+    r6 = r4 * r2
+    a1 = 2 * x * y
+    a2 = r2 + 2 * x * x
+    a3 = r2 + 2 * y * y
+    cdist = 1 + k[0] * r2 + k[1] * r4 + k[4] * r6
+    icdist2 = 1.0 / (1 + k[5] * r2 + k[6] * r4 + k[7] * r6)
+    xd = x * cdist * icdist2 + k[2] * a1 + k[3] * a2 + k[8] * r2 + k[9] * r4
+    yd = y * cdist * icdist2 + k[2] * a3 + k[3] * a1 + k[10] * r2 + k[11] * r4
+    return xd * fx + cx, yd * fy + cy
+
+
+@njit(cache=True, nogil=True)
+def _project_distorted(undistorted, camera, coeffs, out):  # pragma: no cover - numba
+    """Undistorted pixels (n, 2) -> raw pixels into ``out`` (see :func:`_lens_model`)."""
+    for i in range(undistorted.shape[0]):
+        out[i, 0], out[i, 1] = _lens_model(undistorted[i, 0], undistorted[i, 1], camera, coeffs)
+
+
+@njit(cache=True, nogil=True)
+def _plane_to_raw(points, heights, g0, k_r3, camera, coeffs, out):  # pragma: no cover - numba
+    """Table points (n, 2) mm, ``heights`` (n,) mm above the table -> raw pixels into ``out``: the plane's
+    homography (G0 with its third column moved by h K r3, as ``Calibration._plane_matrices``) applied as
+    ``np.einsum("nij,nj->ni")`` sums a row (its first and third products, then the second: measured bit for bit
+    on numpy 2), divided by its third coordinate, then the lens (:func:`_lens_model`)."""
+    for i in range(points.shape[0]):
+        x = points[i, 0]
+        y = points[i, 1]
+        h = heights[i]
+        u = (g0[0, 0] * x + (g0[0, 2] - h * k_r3[0])) + g0[0, 1] * y
+        v = (g0[1, 0] * x + (g0[1, 2] - h * k_r3[1])) + g0[1, 1] * y
+        w = (g0[2, 0] * x + (g0[2, 2] - h * k_r3[2])) + g0[2, 1] * y
+        out[i, 0], out[i, 1] = _lens_model(u / w, v / w, camera, coeffs)
+
+
 @dataclass(frozen=True)
 class Calibration:
     """Camera pixels <-> table mm for one camera mode (``image_size``)."""
@@ -108,6 +157,19 @@ class Calibration:
 
     def _distort(self, points_px: np.ndarray) -> np.ndarray:
         return distort_points(points_px, self.lens) if self.lens is not None else points_px
+
+    @cached_property
+    def _lens_arrays(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The lens for :func:`_project_distorted`: its camera matrix and its distortion coefficients padded to
+        12 (None: no lens, or a tilted sensor's 14 coefficients, which only ``cv2.projectPoints`` models)."""
+        if self.lens is None:
+            return None
+        coeffs = np.asarray(self.lens.dist_coeffs, dtype=np.float64).ravel()
+        if len(coeffs) not in (4, 5, 8, 12, 14) or np.any(coeffs[12:] != 0):
+            return None
+        padded = np.zeros(12)
+        padded[: min(len(coeffs), 12)] = coeffs[:12]
+        return np.ascontiguousarray(self.lens.camera_matrix, dtype=np.float64), padded
 
     @cached_property
     def _inverse_homography(self) -> np.ndarray:
@@ -151,8 +213,21 @@ class Calibration:
         """Raw pixel where table points ``(..., 2)`` mm, ``height_mm`` above the table, are seen."""
         points = np.asarray(points_mm, dtype=np.float64)
         flat = points.reshape(-1, 2)
+        lens = self._lens_arrays
         if self.camera is None or np.all(np.asarray(height_mm) == 0):
             undistorted = apply_homography(self._inverse_homography, flat)
+            if lens is not None:  # the same arithmetic as distort_points, without its per-call overheads
+                out = np.empty((len(flat), 2))
+                _project_distorted(np.ascontiguousarray(undistorted, dtype=np.float64).reshape(-1, 2), *lens, out)
+                return out.reshape(points.shape)
+        elif lens is not None:
+            # the plane's homography and the lens in one pass: bit for bit the numpy path below (see the kernel);
+            # ~30 calls a frame, each 100-250 us in numpy and cv2.projectPoints (which also makes a Jacobian)
+            heights = np.ascontiguousarray(np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (len(flat),)))
+            g0, k_r3 = self._table_to_undistorted
+            out = np.empty((len(flat), 2))
+            _plane_to_raw(np.ascontiguousarray(flat), heights, g0, k_r3, *lens, out)
+            return out.reshape(points.shape)
         else:
             matrices = self._plane_matrices(height_mm, len(flat))
             homogeneous = np.column_stack([flat, np.ones(len(flat))])

@@ -162,6 +162,58 @@ def test_the_fast_geometry_helpers_give_bit_for_bit_what_they_replaced():
     assert np.array_equal(_four_point_homographies(src, dst), np.array(expected))
 
 
+def test_table_to_pixel_gives_bit_for_bit_what_numpy_and_cv2_project_points_gave():
+    """Calibration.table_to_pixel's numba path (the plane's homography and the lens in one pass) against the
+    numpy and cv2.projectPoints path it replaced: every double equal, signs of zero too, for random cameras,
+    lenses (4 to 14 coefficients, a skew) and heights (none, one, one per point, mixed)."""
+    from dataclasses import replace
+
+    from calibration.homography import apply_homography
+    from calibration.lens import LensModel, distort_points
+    from calibration.parallax import recover_camera
+    from calibration.table_calibration import Calibration
+
+    def replaced(cal: Calibration, points_mm, height_mm) -> np.ndarray:
+        points = np.asarray(points_mm, dtype=np.float64)
+        flat = points.reshape(-1, 2)
+        if np.all(np.asarray(height_mm) == 0):
+            undistorted = apply_homography(cal._inverse_homography, flat)
+        else:
+            matrices = cal._plane_matrices(height_mm, len(flat))
+            image = np.einsum("nij,nj->ni", matrices, np.column_stack([flat, np.ones(len(flat))]))
+            undistorted = image[:, :2] / image[:, 2:3]
+        return distort_points(undistorted, cal.lens).reshape(points.shape)
+
+    rng = np.random.default_rng(7)
+    grid_mm = np.array([[x, y] for x in (0.0, 150.0, 300.0) for y in (0.0, 200.0, 400.0)])
+    checked = 0
+    for trial in range(24):
+        to_px = np.array([[3.0, rng.normal(0, 0.2), 200.0], [rng.normal(0, 0.2), 3.0, 100.0],
+                          [rng.normal(0, 3e-4), rng.normal(0, 3e-4), 1.0]])
+        grid_px = apply_homography(to_px, grid_mm)
+        homography = np.linalg.inv(to_px)
+        camera = recover_camera(grid_mm, grid_px, (1640, 1232))
+        matrix = camera.camera_matrix.copy()
+        matrix[0, 1] = rng.normal(0, 2.0) if trial % 3 == 0 else 0.0
+        count = (4, 5, 8, 12, 14)[trial % 5]
+        coeffs = rng.normal(0, 0.05, count)
+        coeffs[12:] = 0.0  # a tilted sensor's coefficients are zero here (non-zero ones go to cv2 itself)
+        cal = Calibration("homography", (1640, 1232), homography, LensModel(matrix, coeffs, (1640, 1232)), camera)
+        n = int(rng.integers(0, 120))
+        points = rng.uniform(-100, 500, (n, 2))
+        for height in (0.0, 2.0, rng.uniform(0, 20, n), np.zeros(n), rng.choice([0.0, 6.0], n)):
+            expected, got = replaced(cal, points, height), cal.table_to_pixel(points, height)
+            assert got.shape == expected.shape and np.array_equal(got, expected)
+            assert np.array_equal(np.signbit(got), np.signbit(expected))
+            checked += got.size
+        one = rng.uniform(0, 300, 2)
+        assert np.array_equal(cal.table_to_pixel(one, 6.0), replaced(cal, one, 6.0))
+        tilted = replace(cal, lens=replace(cal.lens, dist_coeffs=np.append(coeffs[:12], [0.0] * (14 - len(coeffs[:12])))
+                                           + np.eye(14)[12] * 0.01 if count == 14 else coeffs))
+        assert np.array_equal(tilted.table_to_pixel(points, 2.0), replaced(tilted, points, 2.0))
+    assert checked > 10000
+
+
 def _state_frame(name: str, edition: str, seed: int, kinds: tuple[str, ...]):
     """A rendered game position of tests/state_scenes.py (the frames of tests/test_rendered_states.py), detected
     with the edition's taught profile; (detection, score of its coins, the truth's scene pieces)."""
