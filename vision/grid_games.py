@@ -826,25 +826,12 @@ def _spot_number(r: int, i: int) -> int:
     return r * (r + 1) // 2 + i + 1
 
 
-def find_triangle(pieces: Sequence[Any], rows: int = 5, max_off: float = 0.3) -> TriangleLayout | None:
-    """The trampolines of Trampo-Land among ``pieces`` (coins, pawns and dice); None with fewer than 3 pieces.
-
-    The three corners come from OpenCV's minimum enclosing triangle of the piece centres, each moved to the
-    nearest piece; the apex (trampoline 1) is the corner whose opposite side lies lowest in the picture.
-    Every piece is then given its row and place by an affine fit through the corners (refined by least squares
-    over all pieces); pieces farther than ``max_off`` of a spacing from every spot are ``off-grid``.
-    """
-    figures = [p for p in pieces if _kind(p) in (Kind.COIN, Kind.PAWN, Kind.DIE)]
-    if len(figures) < 3:
-        return None
-    group = max(clusters(figures, 2.6 * COIN_MM), key=lambda g: (sum(1 for p in g if _placed(p)), len(g)))
-    pts = positions(group)
-    if len(pts) < 3:
-        return None
-    _, tri = cv2.minEnclosingTriangle(pts.astype(np.float32).reshape(-1, 1, 2))
-    corners = tri.reshape(-1, 2).astype(np.float64)
-    corners = np.array([pts[int(np.argmin(np.hypot(*(pts - c).T)))] for c in corners])
-    # the apex: the corner opposite the lowest side (largest mean y of the other two)
+def _triangle_fit(pts: np.ndarray, corners: np.ndarray, rows: int, max_off: float = 0.3
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, float] | None:
+    """The triangle lattice (origin = trampoline 1, ``a`` one row down, ``b`` one place right, in mm) from three
+    corner guesses, refined by least squares over the pieces it places (three rounds), with each piece's
+    (row, place), the number of pieces within ``max_off`` of a spacing from their spot and their rms offset.
+    None when the corners are degenerate."""
     apex = max(range(3), key=lambda k: float(np.mean([corners[j][1] for j in range(3) if j != k])))
     others = [j for j in range(3) if j != apex]
     left, right = sorted(others, key=lambda j: float(corners[j][0]))
@@ -852,9 +839,8 @@ def find_triangle(pieces: Sequence[Any], rows: int = 5, max_off: float = 0.3) ->
     steps = rows - 1
     a = (p11 - p1) / steps  # one row down, first place
     b = (p15 - p11) / steps  # one place right
-    problems: list[GridProblem] = []
-    indices = None
     origin = p1
+    indices = None
     for _ in range(3):
         m = np.column_stack([a, b])
         if abs(np.linalg.det(m)) < 1e-6:
@@ -867,6 +853,46 @@ def find_triangle(pieces: Sequence[Any], rows: int = 5, max_off: float = 0.3) ->
             coef, *_ = np.linalg.lstsq(design, pts[valid], rcond=None)
             origin, a, b = coef[0], coef[1], coef[2]
     assert indices is not None
+    spacing = float(np.linalg.norm(b))
+    if spacing < 1e-6:
+        return None
+    offsets = np.hypot(*(pts - (origin + indices[:, :1] * a + indices[:, 1:] * b)).T)
+    inside = (indices[:, 0] >= 0) & (indices[:, 0] < rows) & (indices[:, 1] >= 0) & (indices[:, 1] <= indices[:, 0])
+    placed = inside & (offsets <= max_off * spacing)
+    rms = float(math.sqrt(np.mean(offsets[placed] ** 2))) if placed.any() else math.inf
+    return origin, a, b, indices, int(placed.sum()), rms
+
+
+def find_triangle(pieces: Sequence[Any], rows: int = 5, max_off: float = 0.3) -> TriangleLayout | None:
+    """The trampolines of Trampo-Land among ``pieces`` (coins, pawns and dice); None with fewer than 3 pieces.
+
+    The three corners come from OpenCV's minimum enclosing triangle of the piece centres, each moved to the
+    nearest piece or not (a corner trampoline may not be seen: the start whose fit places most pieces wins); the
+    apex (trampoline 1) is the corner whose opposite side lies lowest in the picture.
+    Every piece is then given its row and place by an affine fit through the corners (refined by least squares
+    over all pieces); pieces farther than ``max_off`` of a spacing from every spot are ``off-grid``.
+    """
+    figures = [p for p in pieces if _kind(p) in (Kind.COIN, Kind.PAWN, Kind.DIE)]
+    if len(figures) < 3:
+        return None
+    group = max(clusters(figures, 2.6 * COIN_MM), key=lambda g: (sum(1 for p in g if _placed(p)), len(g)))
+    pts = positions(group)
+    if len(pts) < 3:
+        return None
+    _, tri = cv2.minEnclosingTriangle(pts.astype(np.float32).reshape(-1, 1, 2))
+    raw = tri.reshape(-1, 2).astype(np.float64)
+    snapped = np.array([pts[int(np.argmin(np.hypot(*(pts - c).T)))] for c in raw])
+    # Each corner starts moved onto the nearest piece (exact when the corner trampoline is seen) or where the
+    # enclosing triangle has it (a corner trampoline not seen: the nearest piece is the next one along a side, a
+    # row off, and the whole fit with it; the sides through the other pieces still meet near the missing one).
+    # Of the eight starts, the fit placing more pieces on spots, then closer, is kept.
+    starts = [np.array([snapped[k] if (m >> k) & 1 else raw[k] for k in range(3)]) for m in (7, 6, 5, 3, 4, 2, 1, 0)]
+    fits = [f for f in (_triangle_fit(pts, corners, rows, max_off) for corners in starts) if f is not None]
+    if not fits:
+        return None
+    origin, a, b, indices = max(fits, key=lambda f: (f[4], -f[5]))[:4]
+    steps = rows - 1
+    problems: list[GridProblem] = []
     spacing = float(np.linalg.norm(b))
     predicted = origin + indices[:, :1] * a + indices[:, 1:] * b
     offsets = np.hypot(*(pts - predicted).T)

@@ -326,3 +326,23 @@ def test_triangle_linked_through_unclear_pieces():
     middle = [k for k, p in enumerate(pieces) if 100 < p.y_mm < 150]  # rows 2 and 3: 55 mm between the others
     layout = find_triangle(seen(pieces, 21, jitter_mm=0.8, uncertain=middle))
     assert not layout.problems and sorted(layout.spots) == list(range(1, 16))
+
+
+@pytest.mark.parametrize("missing", [0, 10, 14])
+@pytest.mark.parametrize("rotate", [0.0, 17.0])
+def test_triangle_with_a_corner_trampoline_not_seen(missing, rotate):
+    """Rendered Trampo-Land frames (classic and bold seed 114): the kid on trampoline 1 and its coin were not
+    found. The corner moved onto the nearest piece was trampoline 2, a row off, and the whole triangle with it
+    (the pawn on 3 and the coin on 6 "off the triangle", the rest on the wrong spots). The spots are still
+    numbered from the true apex; the corner's spot is simply empty."""
+    pieces = []
+    for r in range(5):
+        for i in range(r + 1):
+            pieces.append(CoinPiece("suns", 1 + i, "value", 150 + (i - r / 2) * 32.0, 80 + r * 27.7, 0.0))
+    pieces.append(PawnPiece("arms", pieces[2].x_mm, pieces[2].y_mm, 0.0))  # an adult on trampoline 3
+    shown = [p for k, p in enumerate(pieces) if k != missing]
+    layout = find_triangle(seen(shown, 22, rotate_deg=rotate, jitter_mm=0.8))
+    assert not layout.problems
+    assert sorted(layout.spots) == [n for n in range(1, 16) if n != missing + 1]
+    assert [p.kind for p in layout.spots[3]] == [Kind.COIN, Kind.PAWN]
+    assert layout.rms_mm < 2.0
