@@ -38,6 +38,7 @@ from typing import Any
 
 from rules.base import LayoutError, RulesError
 from rules.pieces import SUITS, Kind, PyramidPose, PyramidSize, Suit, Tile, rank_name
+from tableside.elimination import still_possible
 from vision.errors import VisionError
 from vision.grid_games import (
     BlockLayout,
@@ -347,19 +348,34 @@ def _coin_rank(p: DetectedPiece | None, column: int = 0, log: list[Settled] | No
     return p.rank
 
 
-def _possible(known: list[Any], universe: Sequence[Any]) -> tuple[list[Any], list[set[Any]]]:
-    """Known values with duplicates dropped to unknown, and for each slot the values it may hold."""
+def _possible(known: list[Any], universe: Sequence[Any], narrowed: Sequence[frozenset[Any] | None] = ()
+              ) -> tuple[list[Any], list[set[Any]]]:
+    """Known values with duplicates dropped to unknown, and for each slot the values it may hold: one of each
+    value of ``universe``, an unknown slot holding one of ``narrowed[k]`` (the readings the picture left open;
+    None or missing: any); a slot that only one value can fill is known by elimination."""
     counts: dict[Any, int] = {}
     for k in known:
         if k is not None:
             counts[k] = counts.get(k, 0) + 1
     clean = [k if k is not None and counts[k] == 1 else None for k in known]
-    used = {k for k in clean if k is not None}
-    free = set(universe) - used
-    if clean.count(None) == 1 and len(free) == 1:  # one of each: the last one is known by elimination
-        clean[clean.index(None)] = next(iter(free))
-        free = set()
-    return clean, [{k} if k is not None else set(free) for k in clean]
+    options = []
+    for i, k in enumerate(clean):
+        n = narrowed[i] if i < len(narrowed) else None
+        options.append(frozenset((k,)) if k is not None else frozenset(n if n else universe))
+    sets = still_possible(options, {v: 1 for v in universe})
+    if sets is None:  # the readings contradict one of each (a mark misread): only the sure ones stand
+        used = {k for k in clean if k is not None}
+        return clean, [{k} if k is not None else set(universe) - used for k in clean]
+    return [next(iter(v)) if len(v) == 1 else None for v in sets], sets
+
+
+def _column_coin_values(p: DetectedPiece | None) -> frozenset[int] | None:
+    """The values an Easy Slider coin the picture left open may show (its value-side readings, ace to 5), None
+    when it named none."""
+    if p is None or not p.uncertain:
+        return None
+    values = {r[1] for r in (getattr(p, "could_be", None) or ()) if r[2] == "value" and r[1] in (1, 2, 3, 4, 5)}
+    return frozenset(values) or None
 
 
 def _unless_contradicted(marks: list[Any], found: dict[tuple[int, int], Tile], axis: int) -> list[Any]:
@@ -422,7 +438,12 @@ def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True) 
         pawn_marks = _unless_contradicted(pawn_marks, found, 0)
         coin_marks = _unless_contradicted(coin_marks, found, 1)
     pawns, pawn_sets = _possible(pawn_marks, SUITS)
-    coins, coin_sets = _possible(coin_marks, (1, 2, 3, 4, 5))
+    coins, coin_sets = _possible(coin_marks, (1, 2, 3, 4, 5), [_column_coin_values(c) for c in layout.coins])
+    for k, coin in enumerate(coins):
+        if coin is not None and coin_marks[k] is None:
+            settled.append(Settled(f"the coin above column {k + 1}", f"the {rank_name(coin).lower()} (value side up)",
+                                   "Easy Slider's coins above the columns are the ace to 5 of one suit, one of "
+                                   "each: the other coins read leave only this value"))
     accounted = sum(1 for fits in layout.cells.values() for _ in fits) + len(layout.between)
     empty = [(c, r) for r in range(5) for c in range(5) if (c, r) not in layout.cells and (c, r) not in unknown]
     sure_hole = accounted == 24 and len(empty) == 1 and not layout.outside
@@ -650,13 +671,59 @@ def _block(pieces: list[DetectedPiece], game: str, what: str
         raise NotReadable(shared[0].message)
     suits: dict[tuple[int, int], Suit] = {}
     settled: list[Settled] = []
+    open_cells: dict[tuple[int, int], frozenset[Suit]] = {}
     for cell, coins in layout.coins.items():
         suit = _coin_suit(coins[0], game, _block_cell(cell), settled)
         if suit is None:
-            raise NotReadable(f"{_block_cell(cell)} cannot be read: {coins[0].reason or 'its suit was not read'}"
-                              + _open_readings(coins[0]))
-        suits[cell] = suit
+            open_cells[cell] = _block_coin_suits(coins[0], game)
+        else:
+            suits[cell] = suit
+    if open_cells:
+        suits.update(_suits_by_count(layout, game, suits, open_cells, settled))
     return layout, suits, settled
+
+
+def _block_coin_suits(p: DetectedPiece, game: str) -> frozenset[Suit]:
+    """The suits a coin on the block may show: its suit-side readings among the game's suits (``could_be``), or
+    any of the game's suits when the picture narrowed it to none."""
+    allowed, _rule = _BLOCK_COINS.get(game, (SUITS, ""))
+    if not p.uncertain and p.suit is not None:
+        return frozenset((p.suit,))
+    named = {r[0] for r in (getattr(p, "could_be", None) or ()) if r[2] == "suit" and r[0] in allowed}
+    return frozenset(named or allowed)
+
+
+#: The coins in play, all on the board from the set-up to the end (no rule takes one off): per suit.
+_BLOCK_SUPPLY = {
+    "slides-of-action": ({Suit.ARMS: 5, Suit.CROWNS: 5, Suit.SUNS: 5},
+                         "Slides of Action plays five coins each of arms, crowns and suns, all on the board"),
+    "plans-of-action": ({suit: 6 for suit in SUITS}, "Plans of Action plays all 24 coins, six of each suit, all on "
+                        "the board"),
+}
+
+
+def _suits_by_count(layout: BlockLayout, game: str, suits: Mapping[tuple[int, int], Suit],
+                    open_cells: Mapping[tuple[int, int], frozenset[Suit]], settled: list[Settled]
+                    ) -> dict[tuple[int, int], Suit]:
+    """The suits of the coins the picture left open (``open_cells``), from the game's coins per suit: when the
+    coins read use up every suit but one a coin may show, it shows that one. NotReadable for the first coin
+    that stays open (its reason and readings)."""
+    supply, rule = _BLOCK_SUPPLY.get(game, ({}, ""))
+    cells = list(suits) + list(open_cells)
+    options = [frozenset((suits[c],)) for c in suits] + [open_cells[c] for c in open_cells]
+    possible = still_possible(options, supply) if supply else None
+    out: dict[tuple[int, int], Suit] = {}
+    for cell, can in zip(cells, possible or [set()] * len(cells), strict=True):
+        if cell not in open_cells:
+            continue
+        if len(can) != 1:
+            p = layout.coins[cell][0]
+            raise NotReadable(f"{_block_cell(cell)} cannot be read: {p.reason or 'its suit was not read'}"
+                              + _open_readings(p))
+        out[cell] = next(iter(can))
+        settled.append(Settled(_block_cell(cell), f"{out[cell].value} (suit side up)",
+                               f"{rule}: the other coins read leave only this suit"))
+    return out
 
 
 def _open_readings(p: DetectedPiece) -> str:

@@ -813,12 +813,18 @@ def test_a_coin_the_picture_leaves_between_value_ace_and_suit_side_is_settled_by
     [verdict] = check_easy_slider(open_)
     assert verdict.verdict == "correct", verdict.reason
     assert verdict.coins == [2, 4, 5, 1, 3]
-    assert [s.where for s in verdict.settled] == ["the coin above column 4"]
+    assert [s.where for s in verdict.settled] == ["the coin above column 4", "the coin above column 1"]
     assert verdict.to_json()["settled_by_rules"][0]["reading"] == "the ace (value side up)"
+    assert "one of each" in verdict.settled[1].rule  # the 2: the only value left
     reading = read_state(open_, "easy-slider")
     assert reading.state == state and any("settled by the rules" in n for n in reading.notes)
-    # two values still possible (or nothing narrowed): the coin decides nothing, as before
-    for readings in [((None, 1, "value"), (None, 4, "value")), ()]:
+    # the ace or the 4, the 4 read above column 2: the ace, one of each
+    open_[ace] = unclear(pieces[ace], (None, 1, "value"), (None, 4, "value"))
+    [verdict] = check_easy_slider(open_)
+    assert verdict.verdict == "correct" and verdict.coins == [2, 4, 5, 1, 3]
+    # two values still possible (the ace or the 2, the 2 not read either; or nothing narrowed): the coins decide
+    # nothing, as before
+    for readings in [((None, 1, "value"), (None, 2, "value")), ()]:
         open_[ace] = unclear(pieces[ace], *readings)
         [verdict] = check_easy_slider(open_)
         assert verdict.verdict == "unsure" and not verdict.settled and verdict.coins[0] is verdict.coins[3] is None
@@ -846,9 +852,14 @@ def test_slides_of_action_coins_lie_suit_side_up():
     # moons are not in the game: of two suit sides, only suns can lie there
     pieces[k] = unclear(pieces[k], (Suit.MOONS, None, "suit"), (Suit.SUNS, None, "suit"))
     assert read_state(pieces, "slides-of-action").state == state
-    # two suits of the game: abstain, saying what it could be
+    # two suits of the game, every other coin read: five of each suit, so the one left
     pieces[k] = unclear(pieces[k], (Suit.ARMS, None, "suit"), (Suit.SUNS, None, "suit"))
-    with pytest.raises(NotReadable, match=r"could be arms \(suit side\) or suns \(suit side\)"):
+    reading = read_state(pieces, "slides-of-action")
+    assert reading.state == state and "five coins each" in reading.settled[0].rule
+    # an arms coin open between the same two: either may be the suns coin; abstain, saying what it could be
+    a = next(i for i, p in enumerate(pieces) if p.kind is Kind.COIN and p.suit is Suit.ARMS)
+    pieces[a] = unclear(pieces[a], (Suit.SUNS, None, "suit"), (Suit.ARMS, None, "suit"))
+    with pytest.raises(NotReadable, match=r"could be (arms|suns) \(suit side\) or (suns|arms) \(suit side\)"):
         read_state(pieces, "slides-of-action")
 
 
@@ -860,6 +871,32 @@ def test_plans_of_action_coins_lie_colour_side_up():
     pieces[k] = unclear(pieces[k], (Suit.MOONS, 1, "value"), (Suit.MOONS, None, "suit"))
     reading = read_state(pieces, "plans-of-action")
     assert reading.state.diagram() == start.diagram() and len(reading.settled) == 1
+    # faces not narrowed at all (rendered bold coins): all 24 coins are on the board, six of each suit; with every
+    # other coin read, two moons left unread are moons
+    m2 = next(i for i, p in enumerate(pieces) if p.kind is Kind.COIN and p.suit is Suit.MOONS and i != k)
+    pieces[k], pieces[m2] = unclear(pieces[k]), unclear(pieces[m2])
+    reading = read_state(pieces, "plans-of-action")
+    assert reading.state.diagram() == start.diagram()
+    assert [s.reading for s in reading.settled] == ["moons (suit side up)"] * 2
+    assert all("six of each suit" in s.rule for s in reading.settled)
+    # a moons coin and an arms coin unread: either may be either: abstain
+    a = next(i for i, p in enumerate(pieces) if p.kind is Kind.COIN and p.suit is Suit.ARMS)
+    pieces[a] = unclear(pieces[a])
+    with pytest.raises(NotReadable, match="face unclear"):
+        read_state(pieces, "plans-of-action")
+
+
+def test_still_possible_is_what_some_way_of_sharing_out_the_set_gives_each_place():
+    from tableside.elimination import still_possible
+
+    one_each = {v: 1 for v in range(1, 6)}
+    assert still_possible([{1}, {2}, {1, 2, 3}, set(range(1, 6)), {4, 5}], one_each) == [{1}, {2}, {3}, {4, 5}, {4, 5}]
+    assert still_possible([{1}, {1}], one_each) is None  # two places read as the one piece
+    assert still_possible([{1}, {1, 2}, {1, 2}], {1: 2, 2: 1}) == [{1}, {1, 2}, {1, 2}]
+    assert still_possible([{1}, {1, 2}, {1, 2}], {1: 1, 2: 1}) is None  # three places, two pieces
+    assert still_possible([{7}], one_each) is None  # a reading the set does not have
+    # fewer places than pieces (some elsewhere or hidden): only what the places themselves use up counts
+    assert still_possible([{1}, {1, 2}], {1: 1, 2: 1, 3: 1}) == [{1}, {2}]
 
 
 def test_barrels_lie_face_up_and_whack_a_dummy_is_settled_by_the_grid():
