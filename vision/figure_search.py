@@ -794,7 +794,7 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
             if not vote.ambiguous and colourless(refs[vote.suit]) and float(np.mean(body)) >= (
                     _BLACK_DIE_MAX_LIGHTNESS * float(np.mean(np.median(search.background_at(fit.outline_px), axis=0)))):
                 reasons.append("colour unclear: a black die's top as light as the table beside it")
-            face = read_die_face(crop, search.profile)
+            face = read_die_face(crop, search.profile, suit=None if vote.ambiguous else vote.suit)
             fields["rank"] = face.rank
             if face.ambiguous or face.rank is None:
                 reasons.append(face.reason or "die face unclear")
@@ -843,10 +843,12 @@ def _die_face_where(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Ca
     fits = [(die.fit, True)] if die.fit is not None else []
     fits += [(_refit(search, crop, die, (x + dx, y + dy, a), quick=True), dx == dy == 0.0)
              for dx in (-2.0, 0.0, 2.0) for dy in (-2.0, 0.0, 2.0) for a in (0.0, 30.0, 60.0)]
+    refs = suit_references(search.profile, "die")
     best = None
     for fit, centred in fits:
         top = die_top_crop(search.image, search.calibration, fit.pose, die.base_h + _die_side(die.model))
-        face = read_die_face(top, search.profile)
+        colour = classify_suit(body_colour(top), refs)  # a die's ace is its suit's symbol in some editions
+        face = read_die_face(top, search.profile, suit=None if colour.ambiguous else colour.suit)
         if face.rank is None or (best is not None and face.score <= best.score):
             continue
         # A null face shows little or nothing: a peg pawn's round head seen from above is as blank, and a top

@@ -279,3 +279,44 @@ def test_a_pale_pawns_plastic_colour_is_measured_without_its_shadow():
     # log-chromaticity: the plastic measured is the die's colour; teach's way, its shadow's grey washes it out
     assert np.linalg.norm(_log_chroma(plastic) - _log_chroma(die)) < 0.2, (plastic, die)
     assert np.linalg.norm(_log_chroma(strongest_half)) < 0.65 * np.linalg.norm(_log_chroma(die)), strongest_half
+
+
+def _face_crop(texture: np.ndarray, share: float = 1.0) -> np.ndarray:
+    """A die-face crop (40 px square, as read_die_face gets it) of the middle ``share`` of a rendered texture,
+    blurred like the camera's picture of a die's top."""
+    bgr = np.ascontiguousarray(texture[..., :3])
+    n = bgr.shape[0]
+    k = int(round(n * share))
+    o = (n - k) // 2
+    small = cv2.resize(np.ascontiguousarray(bgr[o : o + k, o : o + k]), (40, 40), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small, (0, 0), 1.2)
+
+
+@pytest.mark.parametrize("edition", ["classic", "bold"])
+def test_a_die_ace_that_is_its_suits_symbol_is_read_as_that_suits_ace(edition):
+    """Classic and bold aces are the suit's symbol. Teach's ``rank_templates`` hold each rank's mark averaged over
+    the four suits (a blur of four symbols): a classic ace read "1 or 4" or "1 or 5". Each suit's own ace is
+    recovered from its tile template (``suit_marks``) and a die's ace read with its suit. A coin's printed symbol
+    (a flat print a die may be fitted to) matches an ace too, but dark on light: never a sure die face."""
+    from detect_scenes import taught_profile
+    from tablescene.art import coin_texture, die_texture
+    from tablescene.editions import EDITIONS
+
+    from rules.pieces import COIN_MM, DIE_MM, SUITS
+    from vision.pawns_dice import suit_marks
+
+    profile, look = taught_profile(edition), EDITIONS[edition]
+    assert set(suit_marks(profile, 1)) == set(SUITS)
+    sure_aces = 0
+    for suit in SUITS:
+        for rank in range(6):
+            vote = read_die_face(_face_crop(die_texture(look, suit, rank, 8.0)), profile, suit=suit)
+            assert vote.rank == rank or vote.ambiguous or vote.rank is None, (suit, rank, vote)  # never sure-wrong
+            if rank == 1:
+                assert vote.rank == 1, (suit, vote)
+                sure_aces += not vote.ambiguous
+        for side, rank in (("value", 1), ("suit", 0)):
+            vote = read_die_face(_face_crop(coin_texture(look, suit, rank, side, 8.0), DIE_MM / COIN_MM), profile,
+                                 suit=suit)
+            assert vote.ambiguous and vote.rank is None, (suit, side, vote)
+    assert sure_aces >= (4 if edition == "bold" else 2)
