@@ -803,6 +803,8 @@ def _read_shuffleboard(pieces: list[DetectedPiece], small_height_mm: float | Non
 def _tile_rows(cells: Mapping[tuple[int, int], list[Any]], cols: int, rows: int, room: str,
                settled: list[Settled] | None = None) -> list[list[Tile | None]]:
     grid: list[list[Tile | None]] = [[None] * cols for _ in range(rows)]
+    known: dict[tuple[int, int], Tile] = {}
+    open_: dict[tuple[int, int], DetectedPiece] = {}
     for (c, r), fits in cells.items():
         if len(fits) > 1:
             raise NotReadable(f"two tiles are on one cell of the {GAME_NAMES[room]} board")
@@ -810,10 +812,76 @@ def _tile_rows(cells: Mapping[tuple[int, int], list[Any]], cols: int, rows: int,
         tile = _face_tile(piece, f"the tile in row {r + 1}, column {c + 1}", f"{GAME_NAMES[room]}'s tiles lie face up",
                           settled)
         if tile is None:
-            raise NotReadable(f"a tile of the {GAME_NAMES[room]} board cannot be read: {_why(piece)}"
-                              + _open_readings(piece))
+            open_[(c, r)] = piece
+        else:
+            known[(c, r)] = tile
+    if open_:
+        check = _mirror_pairs_off_board if room == "magic-mirror" else None
+        rule = (f"{GAME_NAMES[room]} deals each of the 24 tiles once"
+                + (" and takes them off in pairs totalling 5" if check else ""))
+        known.update(_tiles_by_set(known, open_, lambda cr: f"the tile in row {cr[1] + 1}, column {cr[0] + 1}",
+                                   rule, settled, check, f"a tile of the {GAME_NAMES[room]} board"))
+    for (c, r), tile in known.items():
         grid[r][c] = tile
     return grid
+
+
+def _tile_options(p: DetectedPiece) -> frozenset[Tile]:
+    """The tiles a piece the picture left open may be: its face readings (``could_be``), or any tile."""
+    from rules.epic_funhouse.common import ALL_TILES
+
+    named = {Tile(r[0], r[1]) for r in (getattr(p, "could_be", None) or ())
+             if r[2] == "face" and r[0] is not None and r[1] is not None}
+    return frozenset(named or ALL_TILES)
+
+
+def _mirror_pairs_off_board(on_board: Iterable[Tile]) -> bool:
+    """Whether the tiles not on a Magic Mirror board can be the pairs removed: every pair totals 5, so as many
+    nulls as 5s, aces as 4s, 2s as 3s."""
+    from rules.epic_funhouse.common import ALL_TILES
+
+    board = set(on_board)
+    off = [t.rank for t in ALL_TILES if t not in board]
+    return all(off.count(a) == off.count(5 - a) for a in (0, 1, 2))
+
+
+def _tiles_by_set(known: Mapping[Any, Tile], open_: Mapping[Any, DetectedPiece], where: Any, rule: str,
+                  settled: list[Settled] | None, check: Any = None, what: str = "a tile", limit: int = 20_000
+                  ) -> dict[Any, Tile]:
+    """The tiles the picture left open (``open_``: place -> piece), from the set: each tile exists once, so one
+    read elsewhere is not here; ``check(tiles on the board)`` says whether a whole board can be (Magic Mirror:
+    the tiles off it pair up). NotReadable for the first place that more than one tile can still fill."""
+    from rules.epic_funhouse.common import ALL_TILES
+
+    places = list(known) + list(open_)
+    options = [frozenset((known[k],)) for k in known] + [_tile_options(open_[k]) for k in open_]
+    possible = still_possible(options, {t: 1 for t in ALL_TILES})
+    if possible is None:
+        first = next(iter(open_.values()))
+        raise NotReadable(f"{what} cannot be read: {_why(first)}" + _open_readings(first))
+    sets = dict(zip(places, possible, strict=True))
+    keys = list(open_)
+    if check is not None:
+        combos = 1
+        for k in keys:
+            combos *= len(sets[k])
+        if combos <= limit:  # every way of filling the open places that the whole board allows
+            fits: dict[Any, set[Tile]] = {k: set() for k in keys}
+            base = list(known.values())
+            for pick in itertools.product(*(sorted(sets[k]) for k in keys)):
+                if len(set(pick)) == len(pick) and check(base + list(pick)):
+                    for k, t in zip(keys, pick, strict=True):
+                        fits[k].add(t)
+            sets.update(fits)
+    out: dict[Any, Tile] = {}
+    for k in keys:
+        if len(sets[k]) != 1:
+            p = open_[k]
+            raise NotReadable(f"{what} cannot be read: {_why(p)}" + _open_readings(p))
+        out[k] = next(iter(sets[k]))
+        if settled is not None:
+            settled.append(Settled(where(k), f"the {out[k]}", f"{rule}: the other tiles read leave only this one"))
+    return out
 
 
 def _read_slide_jam(pieces: list[DetectedPiece], **_: Any) -> Reading:
@@ -969,12 +1037,17 @@ def _read_catwalk(pieces: list[DetectedPiece], **_: Any) -> Reading:
         raise NotReadable(bad[0].message)
     cells = {}
     settled: list[Settled] = []
+    open_ = {}
     for cell, fits in layout.cells.items():
         tile = _face_tile(fits[0].piece, f"the catwalk tile at {cell[0]},{cell[1]} (east, north)",
                           "the catwalk's tiles lie face up", settled)
         if tile is None:
-            raise NotReadable(f"a catwalk tile cannot be read: {_why(fits[0].piece)}" + _open_readings(fits[0].piece))
-        cells[cell] = tile
+            open_[cell] = fits[0].piece
+        else:
+            cells[cell] = tile
+    if open_:
+        cells.update(_tiles_by_set(cells, open_, lambda xy: f"the catwalk tile at {xy[0]},{xy[1]} (east, north)",
+                                   "the catwalk is laid from all 24 tiles", settled, what="a catwalk tile"))
     if len(cells) != 24:
         raise NotReadable(f"the catwalk has {len(cells)} tiles, not 24: a tile is hidden or was not seen")
     tiles, order = _catwalk_order(cells)
@@ -1041,20 +1114,33 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
     values, notes = _coin_values(layout, "roll-out-the-barrels", hidden_ok=True, settled=settled)
     cell, die_piece = _die_on(layout)
     missing = [i for i, v in enumerate(values) if v is None]
+    if missing:
+        # The maze is all 24 coins, four of each value: the values read may leave a barrel only one
+        possible = still_possible([frozenset((v,)) if v is not None else _barrel_values(layout, i)
+                                   for i, v in enumerate(values)], {v: 4 for v in range(6)})
+        for i in missing:
+            if possible is None or len(possible[i]) != 1:
+                continue
+            if cell is None and (i % 4, i // 4) not in layout.cells:
+                continue  # nothing seen there and no die seen anywhere: the die may stand there, unseen
+            values[i] = next(iter(possible[i]))
+            name = rank_name(values[i]).lower()
+            if i == cell:
+                notes.append(f"the barrel under the die ({rob.cell_name(cell)}) is hidden: it must be the {name}, "
+                             "the only value the coins read leave (four coins of each value)")
+            else:
+                settled.append(Settled(f"the barrel on {rob.cell_name(i)}", f"the {name}",
+                                       "the maze is all 24 coins, four of each value: the others read leave only "
+                                       "this value"))
+    missing = [i for i, v in enumerate(values) if v is None]
     if missing and missing != [cell]:
         i = next(i for i in missing if i != cell)
         where = rob.cell_name(i)
         fits = layout.cells.get((i % 4, i // 4))
         why = _why(fits[0].piece) + _open_readings(fits[0].piece) if fits else "no coin is seen there"
         raise NotReadable(f"the barrel on {where} cannot be read: {why}")
-    if missing:  # the coin under the die: the one value seen only three times (four coins of each value)
-        counts = {v: values.count(v) for v in range(6)}
-        short = [v for v, n in counts.items() if n < 4]
-        if len(short) != 1:
-            raise NotReadable(f"the barrel under the die on {rob.cell_name(cell)} cannot be told from the others")
-        values[cell] = short[0]
-        notes.append(f"the barrel under the die ({rob.cell_name(cell)}) is hidden: it must be the "
-                     f"{rank_name(short[0]).lower()}, the only value seen three times")
+    if missing:
+        raise NotReadable(f"the barrel under the die on {rob.cell_name(cell)} cannot be told from the others")
     arr = arrangement_named(arrangement)
     die = None
     if cell is not None:
@@ -1068,6 +1154,15 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
     except (LayoutError, RulesError) as err:
         raise _layout_error("roll-out-the-barrels", err) from None
     return Reading("roll-out-the-barrels", None, state, state.render(), notes, layout, settled)
+
+
+def _barrel_values(layout: CoinGridLayout, i: int) -> frozenset[int]:
+    """The values the barrel on cell ``i`` may have when not read: its value-side readings (``could_be``), any
+    value when the picture named none, no coin was seen there or the die hides it."""
+    fits = layout.cells.get((i % 4, i // 4))
+    could = (getattr(fits[0].piece, "could_be", None) or ()) if fits else ()
+    named = {r[1] for r in could if r[2] == "value" and r[1] is not None}
+    return frozenset(named or range(6))
 
 
 def _parse_grid(text: Any) -> list[int]:

@@ -909,9 +909,23 @@ def test_barrels_lie_face_up_and_whack_a_dummy_is_settled_by_the_grid():
     reading = read_state(open_, "epic-funhouse", "roll-out-the-barrels")
     assert reading.state.grid == tuple(grid)
     assert reading.settled[0].where == f"the barrel on {roll_out_the_barrels.cell_name(ace)}"
+    # the ace or the 4, every other coin read: the maze is all 24 coins, four of each value, so the ace
     open_[ace] = unclear(pieces[ace], (None, 4, "value"), (None, 1, "value"))
+    reading = read_state(open_, "epic-funhouse", "roll-out-the-barrels")
+    assert reading.state.grid == tuple(grid) and "four of each value" in reading.settled[0].rule
+    # a 4 left open between the same two as well: either may be the ace; abstain, saying what it could be
+    four = next(i for i, v in enumerate(grid) if v == 4)
+    open_[four] = unclear(pieces[four], (None, 4, "value"), (None, 1, "value"))
     with pytest.raises(NotReadable, match=r"could be the 4 \(value side\) or the ace \(value side\)"):
         read_state(open_, "epic-funhouse", "roll-out-the-barrels")
+    # a coin not seen at all, the die seen on another: the maze is full, so it is the value the others leave;
+    # with no die seen, the die itself may stand there unseen: abstain
+    gone = [p for i, p in enumerate(pieces) if i != four]
+    with pytest.raises(NotReadable, match="no coin is seen there"):
+        read_state(gone, "epic-funhouse", "roll-out-the-barrels")
+    die = replace(pieces[ace], kind=Kind.DIE, suit=Suit.MOONS, rank=3, side=None)  # on the ace (read there)
+    reading = read_state(gone + [die], "epic-funhouse", "roll-out-the-barrels")
+    assert reading.state.grid == tuple(grid) and reading.settled[0].reading == "the 4"
     # Whack-a-Dummy: every coin face down; --grid gives each its value
     down = seen([CoinPiece(c.suit, c.rank, "suit", c.x_mm, c.y_mm, 0.0) for c in coins], 11)
     text = "".join("na2345"[v] for v in grid)
@@ -938,8 +952,66 @@ def test_a_room_tile_between_two_faces_is_not_guessed():
     assert read_state(pieces, "epic-funhouse", "slide-jam").state == state
     other = 3 if t.rank != 3 else 5
     pieces[k] = unclear(t, (t.suit, t.rank, "face"), (t.suit, other, "face"))
+    # the whole deal is on the board: the other face is read elsewhere, so this one is the tile left
+    reading = read_state(pieces, "epic-funhouse", "slide-jam")
+    assert reading.state == state and "each of the 24 tiles once" in reading.settled[-1].rule
+    # ... unless that tile is left open between the same two as well: either may be either
+    j = next(i for i, p in enumerate(pieces) if p.suit == t.suit and p.rank == other)
+    pieces[j] = unclear(pieces[j], (t.suit, other, "face"), (t.suit, t.rank, "face"))
     with pytest.raises(NotReadable, match="could be"):
         read_state(pieces, "epic-funhouse", "slide-jam")
+
+
+def test_a_catwalk_tile_not_read_is_the_one_tile_left():
+    """Rendered catwalk (bold, seed 114): one tile's face unclear, not narrowed; the catwalk is laid from all 24
+    tiles, so it is the one the others leave."""
+    import random
+
+    tiles = list(ALL_TILES)
+    random.Random(7).shuffle(tiles)
+    track = catwalk.lay_catwalk([tiles[:6], tiles[6:12], tiles[12:18], tiles[18:]], random.Random(1))
+    pitch = TILE_MM + 5.0
+    xs = [x for x, _ in track.cells]
+    ys = [y for _, y in track.cells]
+    pieces = seen([TilePiece(t.suit, t.rank, "face", 30 + (x - min(xs)) * pitch, 30 + (max(ys) - y) * pitch, 0.0)
+                   for t, (x, y) in zip(track.tiles, track.cells, strict=True)], 9, jitter_mm=1.2)
+    pieces[7] = unclear(pieces[7])
+    reading = read_state(pieces, "epic-funhouse", "catwalk")
+    assert reading.state.tiles == track.tiles and reading.settled[0].reading == f"the {track.tiles[7]}"
+    pieces[3] = unclear(pieces[3])  # two open: either may be either
+    with pytest.raises(NotReadable, match="a catwalk tile cannot be read: face unclear"):
+        read_state(pieces, "epic-funhouse", "catwalk")
+
+
+def test_a_magic_mirror_tile_not_read_is_settled_by_the_pairs_taken_off():
+    """Rendered Magic Mirror (bold, seed 114): a tile's face unclear. Each tile exists once and the tiles off the
+    board went in pairs totalling 5: a candidate whose absence would leave the removed tiles unpaired cannot be
+    on the board. Settled when one tile stays; else abstain."""
+    import random
+
+    for seed in range(100):  # a deal that lets two pairs be taken off
+        tiles = list(ALL_TILES)
+        random.Random(seed).shuffle(tiles)
+        state = magic_mirror.State.from_stacks(tiles[:12], tiles[12:])
+        for _ in range(2):
+            moves = state.legal_moves()
+            state = state.apply(moves[0]) if moves else state
+        if state.tiles_per_side() == 10:
+            break
+    on_board = [t for row in state.board for t in row if t is not None]
+    removed_ranks = {t.rank for t in ALL_TILES if t not in on_board}
+    assert len(on_board) == 20 and len(removed_ranks) <= 4
+    pieces = seen(_grid_tiles(state.board, skip_row_gap={3: 30.0}), 8)
+    lone = next(i for i, p in enumerate(pieces) if p.rank not in removed_ranks)  # no removed tile shares its rank
+    shared = next(i for i, p in enumerate(pieces) if p.rank in removed_ranks)  # a removed tile could be it
+    open_ = list(pieces)
+    open_[lone] = unclear(pieces[lone])
+    reading = read_state(open_, "epic-funhouse", "magic-mirror")
+    assert reading.state.board == state.board and "pairs totalling 5" in reading.settled[0].rule
+    open_ = list(pieces)
+    open_[shared] = unclear(pieces[shared])
+    with pytest.raises(NotReadable, match="a tile of the Magic Mirror board cannot be read"):
+        read_state(open_, "epic-funhouse", "magic-mirror")
 
 
 # ------------------------------------------------------------------------------------- blocks of tile backs

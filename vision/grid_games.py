@@ -729,7 +729,14 @@ def find_mirror_grids(pieces: Sequence[Any], cols: int = 4, side_rows: int = 3) 
         row_of[b] = len(row_pos) - 1
     centres = [float(np.mean(r)) for r in row_pos]
     counts = [int(np.sum(row_of == i)) for i in range(len(centres))]
-    problems = list(p for p in fit.problems if p.kind != "shared-cell")
+    # The lattice gives the columns (and the turn) only: its rows cannot fit both grids at once (the mirror's gap
+    # is a fraction of a pitch: the rows of one side lie off the other's), so its own problems say nothing here.
+    # Rows are found above; tiles off their row or column are "between" below; tiles not in columns at all:
+    col_rms = float(np.sqrt(np.mean(((col_f - cols_i) * lattice.pitch_mm[0]) ** 2)))
+    problems = []
+    if col_rms > 0.2 * lattice.pitch_mm[0]:
+        problems.append(GridProblem("misfit", f"the tiles do not lie in columns (they are {col_rms:.0f} mm off "
+                                    "the column centres on average)", ()))
     gaps = [(centres[i + 1] - centres[i], i) for i in range(len(centres) - 1)]
     splits = [(g, i) for g, i in gaps if sum(counts[: i + 1]) == sum(counts[i + 1:])]
     ambiguous = None

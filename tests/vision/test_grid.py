@@ -6,6 +6,7 @@ Piece lists come from the scene renderer's layouts turned into detections with n
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -287,6 +288,32 @@ def test_mirror_grids_split_at_the_mirror():
         [(c, r) for r in (1, 2) for c in range(4)] + [(c, 3) for c in range(4)] + [(c, 4) for c in range(3)]
         + [(0, 5)])
     assert layout.mirror_gap_mm == pytest.approx(40.0, abs=3.0)
+
+
+@pytest.mark.parametrize("gap", [24.0, 30.0])
+@pytest.mark.parametrize("rotate", [0.0, 7.0])
+def test_mirror_grids_whatever_the_mirrors_gap_and_the_tiles_read(gap, rotate):
+    """One lattice cannot fit both sides' rows when the mirror's gap is part of a pitch (30 mm of 60.8: the
+    rows of one side lie half a pitch off the other's). It gave the columns only, but its own problems were
+    kept: with one of 20 tiles unread (fitted without it), the lattice took the other phase and called six tiles
+    "between cells" and the board "not a regular grid". Rows come from the tiles' rows, whatever the gap."""
+    geometry = GridGeometry((40.0, 40.0), 5.0)
+    holes = {(0, 0), (0, 1), (1, 5), (1, 4)}  # columns slid toward the mirror, 10 tiles a side
+    pieces = []
+    for r in range(6):
+        for c in range(4):
+            if (c, r) not in holes:
+                x, y = geometry.centre(c, r)
+                pieces.append(TilePiece(SUITS[c], r, "face", x, y + (gap if r >= 3 else 0.0), 0.0))
+    truth = sorted((c, r) for r in range(6) for c in range(4) if (c, r) not in holes)
+    for unread, noise in itertools.product((None, 5, 11), range(10)):  # before: 24 of 60 boards misfit at 30 mm
+        shown = seen(pieces, noise, rotate_deg=rotate, jitter_mm=1.0)
+        if unread is not None:
+            shown[unread] = DetectedPiece(Kind.TILE, shown[unread].x_mm, shown[unread].y_mm, shown[unread].angle_deg,
+                                          uncertain=True, reason="face unclear")
+        layout = find_mirror_grids(shown)
+        assert not layout.problems and layout.ambiguous is None, (unread, layout.problems)
+        assert sorted(layout.cells) == truth
 
 
 # ----------------------------------------------------------------------------------------------- Catwalk
