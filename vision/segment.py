@@ -267,7 +267,9 @@ def _square_filter(side_x, side_y, length, half, total, weakest):  # pragma: no 
     """The matched filter on a turned grid: each side's share of edges (box mean over ``length`` of the
     direction's edges, dilated by a pixel across, capped at 1), four sides ``half`` away from the centre."""
     h, w = side_x.shape
-    # dilate across the side (a side may be a pixel off) and integrate along it (cumulative sums)
+    # dilate across the side (a side may be a pixel off) and integrate along it (cumulative sums); the two in
+    # loops of their own: the columns' sums run across a row independently (the compiler vectorises them),
+    # the rows' sums are a chain along each row (the same sums, in the same order, as one loop doing both)
     col = np.zeros((h + 1, w), np.float32)  # cumulative sums down the columns of the dilated x-edges
     row = np.zeros((h, w + 1), np.float32)  # ... along the rows of the dilated y-edges
     for y in range(h):
@@ -278,6 +280,8 @@ def _square_filter(side_x, side_y, length, half, total, weakest):  # pragma: no 
             if x < w - 1 and side_x[y, x + 1] > a:
                 a = side_x[y, x + 1]
             col[y + 1, x] = col[y, x] + a
+    for y in range(h):
+        for x in range(w):
             b = side_y[y, x]
             if y > 0 and side_y[y - 1, x] > b:
                 b = side_y[y - 1, x]
