@@ -40,18 +40,17 @@ SEEDS["catwalk"] = dict(zip(EDITIONS, (8, 0, 12, 3), strict=True))
 
 #: (game or room, edition) -> what the vision could not yet read (the verb abstains), from the frames' runs.
 ABSTAINS: dict[tuple[str, str], str] = {
-    ("slides-of-action", "bold"): "a coin's face unclear (cell 2,2), not narrowed to readings the rules could settle",
-    ("plans-of-action", "bold"): "a coin's face unclear (cell 3,3), not narrowed to readings the rules could settle",
-    ("roll-out-the-barrels", "default"): "a barrel's face unclear (b2), not narrowed",
-    ("roll-out-the-barrels", "classic"): "the die's top face unclear (4 or ace)",
-    ("roll-out-the-barrels", "hand-made"): "a barrel's face unclear (b6), not narrowed",
+    ("roll-out-the-barrels", "default"): "a barrel's face unclear (b2), not narrowed; the maze's four coins of each "
+                                         "value leave two or more values for it",
+    ("roll-out-the-barrels", "hand-made"): "a barrel's face unclear (b6), not narrowed; the maze's four coins of each "
+                                           "value leave two or more values for it",
     ("whack-a-dummy", "classic"): "a face-down coin where --grid has an ace (c3): its suit side or its value-side "
                                   "ace, both possible",
     ("whack-a-dummy", "hand-made"): "a dummy's face unclear (a6), not narrowed",
     ("whack-a-dummy", "bold"): "a dummy where --grid has an ace (b5): the ace, suns' suit side or the null, all "
                                "possible",
     ("trampo-land", "classic"): "the coin on trampoline 1: a kid (suit side) or a bare trampoline (value-side ace)",
-    ("trampo-land", "hand-made"): "the die's top face unclear (4 or 3)",
+    ("trampo-land", "hand-made"): "the figure on trampoline 9: a die whose top is unclear (4 or 3)",
     ("trampo-land", "bold"): "the coin on trampoline 1: a kid (suit side) or a bare trampoline (value-side ace)",
 }
 #: The same for ``score`` (the same frames as ``state``, default edition).
