@@ -106,7 +106,12 @@ def _directions(gx, gy, low, cap, step, cell, hist):  # pragma: no cover - numba
     h, w = gx.shape
     low2 = low * low
     bins = hist.shape[2]
+    # each row's and column's cell worked out once (an integer division per edge pixel was a fifth of the time)
+    columns = np.empty(w, np.int64)
+    for x in range(w):
+        columns[x] = x // cell
     for y in range(0, h, step):
+        row = y // cell
         for x in range(0, w, step):
             ex = float(gx[y, x])
             ey = float(gy[y, x])
@@ -117,7 +122,7 @@ def _directions(gx, gy, low, cap, step, cell, hist):  # pragma: no cover - numba
             b = int(_direction_mod90(ex, ey) * bins / 90.0)  # >= 0
             if b >= bins:  # (as ``% bins`` did)
                 b -= bins
-            hist[y // cell, x // cell, b] += weight
+            hist[row, columns[x], b] += weight
 
 
 def edge_directions(edges: EdgeMap, px_per_mm: float = 1.0) -> np.ndarray:
