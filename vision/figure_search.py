@@ -851,10 +851,11 @@ def _die_face_where(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Ca
         face = read_die_face(top, search.profile, suit=None if colour.ambiguous else colour.suit)
         if face.rank is None or (best is not None and face.score <= best.score):
             continue
-        # A null face shows little or nothing: a peg pawn's round head seen from above is as blank, and a top
-        # fitted 2 mm off lands on it; only a null seen from the die's own fit or the pawn's place, in the pawn's
-        # colour (not the paper's or a coin's beside it), counts
-        if face.rank == 0 and not (centred and _same_plastic(body_colour(top), plastic)):
+        # A blank null face shows nothing: a peg pawn's round head seen from above is as blank, and a top fitted
+        # 2 mm off lands on it; only a blank null seen from the die's own fit or the pawn's place, in the pawn's
+        # colour (not the paper's or a coin's beside it), counts. A null with a mark (a classic ring) is matched
+        # like a numeral: it counts from any fit
+        if face.rank == 0 and face.blank and not (centred and _same_plastic(body_colour(top), plastic)):
             continue
         best = face
     return best

@@ -96,6 +96,7 @@ class FaceVote:
     margin: float
     ambiguous: bool
     reason: str | None = None
+    blank: bool = False  # a null read by its blankness (no mark matched: the edition's null is blank)
 
 
 def suit_references(profile: Any = None, kind: str = "pawn") -> dict[Suit, tuple[tuple[float, float, float], ...]]:
@@ -474,7 +475,7 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
         elif _off_body_share(crop) > _MAX_OFF_BODY:
             return FaceVote(None, 0.0, 0.0, True, "die face unreadable: blank but not one colour")
         else:
-            return FaceVote(0, 1.0, 1.0, False)
+            return FaceVote(0, 1.0, 1.0, False, blank=True)
     scores = {}
     placed: dict[int, np.ndarray] = {}  # rank -> its template where it matched best (the crop's size)
     pad = 3
@@ -510,4 +511,4 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
     need = min_margin + (_NULL_MARK_MARGIN if r2 == 0 and 0 in templates else 0.0)
     ambiguous = margin < need
     reason = f"die face unclear: {r1} or {r2}" if ambiguous else None
-    return FaceVote(r1, s1, margin, ambiguous, reason)
+    return FaceVote(r1, s1, margin, ambiguous, reason, blank=r1 == 0 and 0 not in templates)
