@@ -114,14 +114,18 @@ def _maps(homographies, size_mm, out_px, first, count, map_x, map_y):  # pragma:
     step = size_mm / out_px
     origin = 0.5 * step - size_mm / 2.0
     for i in range(homographies.shape[0]):
-        h = homographies[i]
+        # the homography's entries read once per crop (the maps may alias it as far as the compiler knows)
+        h00, h01, h02 = homographies[i, 0, 0], homographies[i, 0, 1], homographies[i, 0, 2]
+        h10, h11, h12 = homographies[i, 1, 0], homographies[i, 1, 1], homographies[i, 1, 2]
+        h20, h21, h22 = homographies[i, 2, 0], homographies[i, 2, 1], homographies[i, 2, 2]
         for r in range(count):
             v = origin + (first + r) * step
+            row = i * count + r
             for c in range(count):
                 u = origin + (first + c) * step
-                w = h[2, 0] * u + h[2, 1] * v + h[2, 2]
-                map_x[i * count + r, c] = (h[0, 0] * u + h[0, 1] * v + h[0, 2]) / w
-                map_y[i * count + r, c] = (h[1, 0] * u + h[1, 1] * v + h[1, 2]) / w
+                w = h20 * u + h21 * v + h22
+                map_x[row, c] = (h00 * u + h01 * v + h02) / w
+                map_y[row, c] = (h10 * u + h11 * v + h12) / w
 
 
 def sample_with(image: np.ndarray, homographies: np.ndarray, size_mm: float, out_px: int,
