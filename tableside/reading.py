@@ -432,6 +432,7 @@ def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True) 
             for cell in cells:
                 found.pop(cell, None)
                 unknown[cell] = f"the {tile} is read on {len(cells)} cells: one reading is wrong"
+    by_set = _easy_slider_tiles_by_set(layout, found, unknown, settled)
     pawn_marks = [_pawn_suit(p) for p in layout.pawns]
     coin_marks = [_coin_rank(coin, k, settled) for k, coin in enumerate(layout.coins)]
     if guard_marks:
@@ -447,8 +448,9 @@ def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True) 
     accounted = sum(1 for fits in layout.cells.values() for _ in fits) + len(layout.between)
     empty = [(c, r) for r in range(5) for c in range(5) if (c, r) not in layout.cells and (c, r) not in unknown]
     sure_hole = accounted == 24 and len(empty) == 1 and not layout.outside
+    null_or_hole = set() if sure_hole else _null_or_hole(layout, found, unknown, empty, accounted)
     for cell in empty:
-        if not sure_hole:
+        if not sure_hole and cell not in null_or_hole:
             unknown[cell] = "no tile is seen here, and not all 24 tiles are accounted for (one may be hidden)"
     cells: list[CellVerdict] = []
     for r in range(5):
@@ -473,12 +475,15 @@ def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True) 
                     what = "pawn beside this row" if pawns[r] is None else "coin above this column"
                     cells.append(CellVerdict(row, col, "unknown", tile,
                                              reason=f"the {what} is not read surely"))
+            elif key in null_or_hole:
+                cells.append(CellVerdict(row, col, "right", None, reason=_NULL_OR_HOLE))
             else:  # the sure hole
                 status = "right" if r == 4 else "wrong"
                 cells.append(CellVerdict(row, col, status, None, hole=True, wanted=wanted))
     # A piece next to cells that cannot be seen is likely partly hidden itself (a hand over the board covers a
-    # patch, and the tiles at its edge are the ones misread): it does not decide a fumble.
-    trouble = set(unknown)
+    # patch, and the tiles at its edge are the ones misread): it does not decide a fumble. A tile known only by
+    # the set counts as not seen here (what made its face unclear may hide its neighbours' too).
+    trouble = set(unknown) | by_set | null_or_hole
     for k, cell in enumerate(cells):
         if cell.status != "wrong" or not trouble:
             continue
@@ -507,6 +512,69 @@ def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True) 
         verdict = "correct"
         reason = "every tile is where the pawns and coins say, the nulls and the hole are in the bottom row"
     return BoardVerdict(verdict, cells, reason, pawns, coins, layout, settled)
+
+
+def _hidden(p: DetectedPiece) -> bool:
+    """Whether the vision says the piece is (partly) hidden, by a hand or anything: the Done check is "unsure"
+    whenever a piece that matters is hidden (a hand over the board: the player may still be moving), even where
+    the set would tell which piece it is."""
+    return bool(p.uncertain and "hidden" in (p.reason or ""))
+
+
+_NULL_OR_HOLE = "no tile is seen here: the hole, or a null tile not seen (every tile not seen is a null)"
+
+
+def _null_or_hole(layout: EasySliderLayout, found: Mapping[tuple[int, int], Tile],
+                  unknown: Mapping[tuple[int, int], str], empty: list[tuple[int, int]], accounted: int
+                  ) -> set[tuple[int, int]]:
+    """Empty cells of the bottom row that hold the hole or a null tile not seen: when every tile seen is read, the
+    tiles the set still lacks are all nulls, one fewer than those empty cells (the 24 tiles never leave the board,
+    so each tile not seen lies on an empty cell), and every empty cell is in the bottom row. A Done check needs
+    no more there (a null tile or the hole); the state does (which one), so :func:`_read_easy_slider` does not
+    take them."""
+    from rules.epic_funhouse.common import ALL_TILES
+
+    if not empty or layout.outside or layout.between or any(r != 4 for _, r in empty):
+        return set()
+    if any(p is not None and _hidden(p) for p in list(layout.pawns) + list(layout.coins)):
+        return set()  # a hand (or something) over the board: a tile it hides is "a piece that matters, hidden"
+    if any(cell in unknown for cell in layout.cells) or len(found) != accounted:
+        return set()  # a tile seen but not read may be any
+    unseen = [t for t in ALL_TILES if t not in set(found.values())]
+    if len(unseen) != len(empty) - 1 or any(t.rank != 0 for t in unseen):
+        return set()
+    return set(empty)
+
+
+def _easy_slider_tiles_by_set(layout: EasySliderLayout, found: dict[tuple[int, int], Tile],
+                              unknown: dict[tuple[int, int], str], settled: list[Settled]) -> set[tuple[int, int]]:
+    """Tiles on the board the picture left open (uncertain, on one cell), settled by the set: the 24 tiles are
+    all on the board, each once, so when the tiles read leave one tile for a cell, it is that one. Every other
+    tile seen (two on a cell, between cells, outside, a back, read twice) takes a tile of the set too, any one.
+    ``found`` and ``unknown`` are updated; the cells settled are returned."""
+    from rules.epic_funhouse.common import ALL_TILES
+
+    open_cells = {cell: fits[0].piece for cell, fits in layout.cells.items()
+                  if cell in unknown and len(fits) == 1 and fits[0].piece.uncertain and not _hidden(fits[0].piece)}
+    if not open_cells:
+        return set()
+    others = sum(len(fits) for cell, fits in layout.cells.items() if cell not in found and cell not in open_cells)
+    others += len(layout.between) + len(layout.outside)
+    options = ([frozenset((t,)) for t in found.values()] + [_tile_options(p) for p in open_cells.values()]
+               + [frozenset(ALL_TILES)] * others)
+    possible = still_possible(options, {t: 1 for t in ALL_TILES})
+    if possible is None:
+        return set()
+    done = set()
+    for cell, can in zip(open_cells, possible[len(found):], strict=False):
+        if len(can) == 1:
+            found[cell] = next(iter(can))
+            unknown.pop(cell)
+            done.add(cell)
+            settled.append(Settled(f"the tile on {'abcde'[cell[0]]}{5 - cell[1]}", f"the {found[cell]}",
+                                   "Easy Slider's 24 tiles are all on the board, each once: the other tiles read "
+                                   "leave only this one"))
+    return done
 
 
 def _easy_slider_boards(pieces: list[DetectedPiece]) -> list[EasySliderLayout]:
@@ -595,7 +663,7 @@ def _read_easy_slider(pieces: list[DetectedPiece], **_: Any) -> Reading:
         raise _wrong_game(pieces, "easy-slider", "Easy Slider board")
     layout = _one(boards, "Easy Slider board")
     verdict = judge_easy_slider_board(layout, guard_marks=False)
-    unknown = [c for c in verdict.cells if c.status == "unknown"]
+    unknown = [c for c in verdict.cells if c.status == "unknown" or c.reason == _NULL_OR_HOLE]
     # name first a cell that is itself unreadable, not one only doubted for its unreadable neighbour
     unknown.sort(key=lambda c: (c.reason or "").startswith("next to cells"))
     if unknown:

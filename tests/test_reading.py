@@ -173,9 +173,51 @@ def test_a_wrong_cell_outside_the_hand_is_still_a_fumble():
 def test_hole_not_sure_when_a_tile_may_be_hidden():
     state = solved_board(hole="e1")
     pieces = board_pieces(state, 15)
-    [verdict] = check_easy_slider(seen(pieces, 16, missing=[tile_index(pieces, "a1")]))
+    # a tile of rows 1-4 not seen: either empty cell may hold it
+    [verdict] = check_easy_slider(seen(pieces, 16, missing=[tile_index(pieces, "b3")]))
     assert verdict.verdict == "unsure"
-    assert {c.name for c in verdict.unsure_cells} == {"a1", "e1"}
+    assert {c.name for c in verdict.unsure_cells} == {"b3", "e1"}
+    # the null on a1 not seen (rendered Done check, default 1015): every tile read, the one the set lacks is a null,
+    # and both empty cells are in the bottom row: each holds the null or the hole, both right there
+    [verdict] = check_easy_slider(seen(pieces, 16, missing=[tile_index(pieces, "a1")]))
+    assert verdict.verdict == "correct", verdict.reason
+    assert [c.to_json()["found"] for c in verdict.cells if c.name in ("a1", "e1")] == [None, None]
+    with pytest.raises(NotReadable, match="cell a1 cannot be read: no tile is seen here: the hole, or a null"):
+        read_state(seen(pieces, 16, missing=[tile_index(pieces, "a1")]), "easy-slider")  # the state needs which
+    # ... not when a hand is over the board (a pawn partly hidden): the Done check is then unsure
+    pawn = next(i for i, p in enumerate(pieces) if p.kind == "pawn")
+    [verdict] = check_easy_slider(seen(pieces, 16, missing=[tile_index(pieces, "a1")], uncertain=[pawn]))
+    assert verdict.verdict == "unsure" and {c.name for c in verdict.unsure_cells} >= {"a1", "e1"}
+
+
+def test_a_tile_whose_face_is_unclear_is_the_one_the_set_leaves():
+    """Rendered Done check (default 1005): the null on c1 read "face unclear", every other tile read. Easy
+    Slider's 24 tiles are all on the board, each once: it is the null the others leave. Not for a tile hidden by
+    a hand (the Done check is unsure then), nor with two tiles open."""
+    state = solved_board(hole="e1")
+    pieces = board_pieces(state, 15)
+    c1, b3, d4 = (tile_index(pieces, c) for c in ("c1", "b3", "d4"))
+    shown = seen(pieces, 16)
+    open_ = list(shown)
+    open_[c1] = replace(shown[c1], suit=None, rank=None, uncertain=True, reason="face unclear")
+    [verdict] = check_easy_slider(open_)
+    assert verdict.verdict == "correct" and verdict.settled[0].where == "the tile on c1"
+    assert read_state(open_, "easy-slider").state == state
+    open_[b3] = replace(shown[b3], suit=None, rank=None, uncertain=True, reason="face unclear")
+    [verdict] = check_easy_slider(open_)
+    assert verdict.verdict == "unsure" and {c.name for c in verdict.unsure_cells} >= {"c1", "b3"}
+    hand = list(shown)
+    hand[d4] = replace(shown[d4], suit=None, rank=None, uncertain=True, reason="partly hidden by a hand")
+    [verdict] = check_easy_slider(hand)
+    assert verdict.verdict == "unsure" and [c.name for c in verdict.unsure_cells] == ["d4"]
+    # a swap two tiles away from the settled one is still a fumble; one next to it is not judged
+    swapped_state = swapped(state, "a4", "b4")
+    pieces = board_pieces(swapped_state, 15)
+    shown = seen(pieces, 16)
+    k = tile_index(pieces, "d1")
+    shown[k] = replace(shown[k], suit=None, rank=None, uncertain=True, reason="face unclear")
+    [verdict] = check_easy_slider(shown)
+    assert verdict.verdict == "fumble" and {c.name for c in verdict.wrong_cells} == {"a4", "b4"}
 
 
 def test_unread_pawns_or_coins_known_by_elimination_else_their_cells_unsure():
