@@ -9,7 +9,8 @@ a solved board under a hand), each with a random deal of pawns and coins, random
 sheet, 1640x1232 from 80 cm (tests/vision/detect_scenes.GAME_CAMERA). Every edition is taught first from its two
 rendered teach photos (the profile is cached). Each frame goes the way ``tableside check`` takes it: calibrated
 from the sheet in the frame, ``detect_pieces(kinds=tile, coin, pawn)``, :func:`tableside.reading.check_easy_slider`.
-Counted: verdicts (correct / fumble / unsure), **wrong verdicts** (a verdict that is neither the truth nor
+Boards are seeded ``--first-board`` + i (1000... were looked at while building the Done check; 3000... are held
+out). Counted: verdicts (correct / fumble / unsure), **wrong verdicts** (a verdict that is neither the truth nor
 "unsure"; a hand over a solved board may be judged correct, never a fumble), and cells declared wrong that are
 not (must both be 0).
 
@@ -53,7 +54,7 @@ from vision.detect import detect_pieces  # noqa: E402
 from vision.errors import VisionError  # noqa: E402
 
 
-def bench_done_checks(boards: int, editions: list[str]) -> dict:
+def bench_done_checks(boards: int, editions: list[str], first_board: int = 1000) -> dict:
     rows = {}
     for edition in editions:
         t0 = time.perf_counter()
@@ -68,7 +69,8 @@ def bench_done_checks(boards: int, editions: list[str]) -> dict:
         wrong_verdicts, wrong_cells, times, errors = [], 0, [], []
         for i in range(boards):
             case = DONE_CASES[i % len(DONE_CASES)]
-            frame, state, expected = done_check_frame(case, 1000 + i, edition)
+            seed = first_board + i
+            frame, state, expected = done_check_frame(case, seed, edition)
             t = time.perf_counter()
             try:
                 calibration = calibrate_from_sheet(frame.image)
@@ -78,13 +80,13 @@ def bench_done_checks(boards: int, editions: list[str]) -> dict:
                 got = verdict.verdict if len(verdicts) == 1 else "error"
             except (VisionError, CalibrationError) as err:  # NotReadable is a VisionError
                 got, verdict = "error", None
-                errors.append(f"{case} {1000 + i}: {err}")
+                errors.append(f"{case} {seed}: {err}")
             times.append(time.perf_counter() - t)
             counts[got] += 1
             by_case[case][got] += 1
             truth = "correct" if state.done_check().correct else "fumble"
             if got in ("correct", "fumble") and got != truth:
-                wrong_verdicts.append((case, 1000 + i, got, truth, verdict.reason))
+                wrong_verdicts.append((case, seed, got, truth, verdict.reason))
             if verdict is not None:
                 truly = {w.cell.name for w in state.done_check().wrong_cells}
                 wrong_cells += sum(1 for c in verdict.wrong_cells if c.name not in truly)
@@ -194,6 +196,9 @@ def bench_shuffleboard(frames: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=40, help="Easy Slider frames per edition")
+    parser.add_argument("--first-board", type=int, default=1000,
+                        help="seed of the first Done-check board (1000 for the boards looked at while building, "
+                             "3000 for held-out ones)")
     parser.add_argument("--editions", default="default,classic,hand-made,bold")
     parser.add_argument("--shuffleboard", type=int, default=12, help="Martian Shuffleboard frames")
     parser.add_argument("--states", type=int, default=2, help="positions per game/room and edition")
@@ -203,7 +208,7 @@ def main() -> None:
     parser.add_argument("--json", metavar="OUT")
     args = parser.parse_args()
     editions = [e for e in args.editions.split(",") if e]
-    report = {"done_checks": bench_done_checks(args.boards, editions) if args.boards else {},
+    report = {"done_checks": bench_done_checks(args.boards, editions, args.first_board) if args.boards else {},
               "states": bench_states(args.states, editions, args.first_seed) if args.states else {},
               "shuffleboard": bench_shuffleboard(args.shuffleboard) if args.shuffleboard else None}
     if report["done_checks"]:
