@@ -1319,7 +1319,10 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
     if layout is None or len(layout.spots) < 10:
         raise _wrong_game(pieces, "trampo-land", "Trampo-Land triangle")
     if layout.problems:
-        raise NotReadable(layout.problems[0].message)
+        first = layout.problems[0]
+        doubt = [p for p in first.pieces if getattr(p, "uncertain", False)]
+        raise NotReadable(first.message + (f" at ({doubt[0].x_mm:.0f}, {doubt[0].y_mm:.0f}) mm, not read surely: "
+                                           f"{doubt[0].reason}" if doubt else ""))
     board: dict[int, str] = {}
     settled: list[Settled] = []
     for n in range(1, 16):
