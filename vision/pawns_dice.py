@@ -285,9 +285,25 @@ def edition_templates(profile: Any, size_px: int = _CROP_PX, suit: Suit | None =
     if not marks:
         return None
     out = _scaled_marks(tuple((int(r), np.asarray(m)) for r, m in dict(marks).items()), size_px)
-    aces = suit_marks(profile, 1) if suit is not None and 1 in out else {}
-    if suit in aces and _marks_differ(aces):
-        out.update(_scaled_marks(((1, aces[suit]),), size_px))
+    own = _own_aces(profile, size_px).get(suit) if suit is not None and 1 in out else None
+    if own is not None:
+        out[1] = own
+    return out
+
+
+def _own_aces(profile: Any, size_px: int) -> dict[Suit, np.ndarray]:
+    """suit -> its own ace scaled to a die face (as :func:`_scaled_marks` scales), where the suits' aces differ
+    (:func:`_marks_differ`); empty otherwise. Kept with :func:`suit_marks`' entry (read up to 28 times a pawn)."""
+    model = getattr(profile, "tile_faces", None) if profile is not None else None
+    key = (id(model), -int(size_px))
+    hit = _SUIT_MARKS.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    aces = suit_marks(profile, 1)
+    out = {s: _scaled_marks(((1, m),), size_px).get(1) for s, m in aces.items()} if _marks_differ(aces) else {}
+    out = {s: t for s, t in out.items() if t is not None}
+    if model is not None:
+        _SUIT_MARKS[key] = (model, out)
     return out
 
 
@@ -304,7 +320,7 @@ def _marks_differ(marks: Mapping[Suit, np.ndarray]) -> bool:
 
 # A per-suit mark is unmixed from the profile's tile-face templates; cached per model (a die's face is read up to
 # 28 times where a pawn stands): the model object is kept with its entry, so a reused id() cannot alias another.
-_SUIT_MARKS: dict[tuple[int, int], tuple[Any, dict[Suit, np.ndarray]]] = {}
+_SUIT_MARKS: dict[tuple[int, int], tuple[Any, dict[Suit, np.ndarray]]] = {}  # (id, rank) or (id, -size)
 _UNMIX_ITERATIONS = 60  # the fixed point settles within 0.2 % of its strongest ink by 50 on taught profiles
 _SAME_MARK = 0.9  # suits' marks of a rank all correlating this well: one drawing (see _marks_differ)
 _UNMIX_SHRINK = 0.3  # soft threshold, in units of the template's mean magnitude: the face around the mark is 0
@@ -477,7 +493,7 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
         else:
             return FaceVote(0, 1.0, 1.0, False, blank=True)
     scores = {}
-    placed: dict[int, np.ndarray] = {}  # rank -> its template where it matched best (the crop's size)
+    placed: dict[int, tuple[int, int, int]] = {}  # rank -> (turns, dy, dx) where it matched best
     pad = 3
     padded = cv2.copyMakeBorder(match_ink, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     for rank, tmpl in templates.items():
@@ -486,10 +502,11 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
             # a little slack in position: the fitted face can be off by a fraction of a millimetre
             turned = np.ascontiguousarray(np.rot90(tmpl, k))
             res = cv2.matchTemplate(padded, turned, cv2.TM_CCOEFF_NORMED)
-            if float(res.max()) > best:
-                best = float(res.max())
+            peak = float(res.max())
+            if peak > best:
+                best = peak
                 dy, dx = np.unravel_index(int(np.argmax(res)), res.shape)
-                placed[rank] = np.roll(turned, (int(dy) - pad, int(dx) - pad), axis=(0, 1))
+                placed[rank] = (k, int(dy) - pad, int(dx) - pad)
         scores[rank] = best
     if 0 not in templates:
         scores[0] = 1.0 - 10 * coverage  # how blank it is
@@ -504,7 +521,8 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
         return FaceVote(None, s1, margin, True, "die face unreadable: blank but not one colour")
     # a die's marks are light ink on its coloured body; a mark matched where the crop is darker than around it is
     # a print (a coin's gold crown under a die fitted to it reads as the Crowns ace), not a die's face
-    if r1 in placed and crop.ndim == 3 and not _lighter_mark(crop, placed[r1]):
+    if r1 in placed and crop.ndim == 3 and not _lighter_mark(
+            crop, np.roll(np.rot90(templates[r1], placed[r1][0]), placed[r1][1:], axis=(0, 1))):
         return FaceVote(None, s1, margin, True, "die face unreadable: its mark is darker than the face (a print?)")
     # a marked null (a ring, a dot, a slash) is small: blurred, it is a blob like any numeral's middle, so a numeral
     # read over it needs more margin (a classic ring read surely as a 4 at 0.08 ahead of the ring, dice scene 507)
