@@ -382,60 +382,14 @@ def _check_rank_order(crops: list[list[np.ndarray]], what: str, photo: str) -> N
                 )
 
 
-_EDGE_TURN_LEAST = 1.0  # degrees: a teach tile whose edges are turned this much or more from its crop's axes ...
-_EDGE_TURN_MOST = 5.0  # ... and at most this much is turned upright (less: the estimate's own error, up to 0.8) ...
-_EDGE_COHERENCE = 0.6  # ... when its edges' directions agree this well (teach photos' tiles: 0.76 and up)
-
-
-def _edge_turn(context: np.ndarray) -> tuple[float, float]:
-    """How far (degrees, clockwise) a tile's edges in its context crop are turned from the crop's axes, and how
-    well the edges' directions agree (0..1): the mean of the gradient directions (weighted by their squared
-    strength) modulo a quarter turn, in the band around the tile's edge (from 1 mm inside the tile crop's edge to
-    the context's edge). The survey's outline fit can be a few degrees off (rendered teach photos, 4 editions:
-    up to 3.6 degrees; after this turn 1.2 at most)."""
-    grey = cv2.cvtColor(context, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-    size = context.shape[0]
-    centre = (size - 1) / 2.0
-    yy, xx = np.mgrid[0:size, 0:size]
-    from_middle = np.maximum(np.abs(xx - centre), np.abs(yy - centre)) * TILE_CONTEXT_MM / size
-    band = (from_middle >= TILE_CROP_MM / 2 - 1.0) & (from_middle <= TILE_CONTEXT_MM / 2 - 0.5)
-    weight = (gx * gx + gy * gy)[band]
-    # directions modulo 90 degrees: each gradient's angle times four, averaged as unit vectors
-    total = np.sum(weight * np.exp(4j * np.arctan2(gy[band], gx[band])))
-    return float(np.degrees(np.angle(total)) / 4.0), float(abs(total) / max(float(weight.sum()), 1e-9))
-
-
-def _turn_upright(piece: TeachPiece) -> TeachPiece:
-    """The tile's context turned so that its edges run along the crop's axes (see :func:`_edge_turn`): a template
-    learned from a tile surveyed 3 degrees off is turned 3 degrees, and the faces it is read against are not
-    (bold teach photo: the moons 4 and the arms 5 surveyed 3.1-3.2 degrees off; a game's clear moons 4 then read
-    0.58 at a pose 1.4 degrees the other way, Magic Mirror bold 100: "none")."""
-    turn, coherence = _edge_turn(piece.context)
-    if coherence < _EDGE_COHERENCE or not _EDGE_TURN_LEAST <= abs(turn) <= _EDGE_TURN_MOST:
-        return piece
-    size = piece.context.shape[0]
-    centre = (size - 1) / 2.0
-    a = math.radians(turn)
-    rotation = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    m = np.zeros((2, 3), np.float32)
-    m[:, :2] = rotation
-    m[:, 2] = centre - rotation @ np.array([centre, centre])
-    context = cv2.warpAffine(piece.context, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                             borderMode=cv2.BORDER_REPLICATE)
-    return TeachPiece(piece.x_mm, piece.y_mm, piece.angle_deg + turn, context, piece.outline_mm)
-
-
 def _align_tiles(grid: list[list[TeachPiece]]) -> list[list[TeachPiece]]:
-    """Turn every tile's context upright by its edges (:func:`_turn_upright`), then shift it so that the block's
-    tiles line up with each other.
+    """Shift every tile's context so that the block's tiles line up with each other.
 
     A tile's outline can be fitted a margin's width off (a printed light frame has an inner and an outer edge,
     both strong); the block's tiles share their frame, corner symbols and layout, so each is moved to best
     match the mean of all the others' ink (three rounds), and the block's mean position is kept. Templates made
     from aligned crops are sharp, and the detector aligns what it reads to them."""
-    pieces = [_turn_upright(p) for row in grid for p in row]
+    pieces = [p for row in grid for p in row]
     size = TILE_CONTEXT_PX
     window = int(round(TILE_CROP_PX * 2))  # the crop's extent at the context's resolution
     lo = (size - window) // 2

@@ -757,10 +757,6 @@ class CoinReader:
             if m > 0 and reading.status in ("unclear", "hidden") and reading.reason != "too blurred":
                 # a coin, but not clear: look further around (too blurred stays so wherever it is looked at)
                 out.append(self.read_aligned(big[i], m))
-            elif m > 0 and self._twin_topped(reading, top, best):
-                # a twin over its twin (they differ only by the symbol's size, which a window off the coin's
-                # centre changes): judged with each label at its own best window
-                out.append(self.read_aligned(big[i], m))
             elif m > 0 and self._degraded(reading, top):
                 # sure, but perhaps at a window off the coin: each label read at its own best window must agree
                 # on the label (then this reading stands: a rival at a window a millimetre or two off the rim's
@@ -777,22 +773,14 @@ class CoinReader:
         4 at 0.63 where its suit side reads 0.87 centred). Off centre, the polar features of the right face fall
         apart faster than some other face's: every coin of the coin grids 1000-1001 of the four editions read
         through rims 1, 1.5 and 2 mm off its centre (8 directions each) gave 38 sure and wrong readings (a default
-        moons 4 as its ace at confidence 1.0); with a reading this far below its face's typical score, or a twin
-        over its twin (:meth:`_twin_topped`), checked at each label's own best window, 3 (all 2 mm off: the edge of
-        the search's reach), and the benchmark's boards read exactly as before."""
+        moons 4 as its ace at confidence 1.0); with a reading this far below its face's typical score checked at
+        each label's own best window, 13: twins (a classic or bold symbol ace and its suit side, which differ only
+        by the symbol's size: the window off centre changes it) and 2 mm off (the edge of the search's reach). The
+        benchmark's boards read exactly as before."""
         if reading.status != "ok" or label in self.blank_set:
             return False  # a blank face's score is its rim's, not comparable
         model, _ = self.label_model[label]
         return model.typical_score is not None and reading.score < model.typical_score - _COIN_DEGRADED
-
-    def _twin_topped(self, reading: Reading, label: int, per_label: np.ndarray) -> bool:
-        """Whether a sure reading of ``label`` has its twin (:meth:`_twins_could_be`) second: twins differ only by
-        the symbol's size, and a window off the coin's centre changes its size in the polar features (a classic
-        moons suit side read 1.5 mm off as its ace at confidence 0.88)."""
-        twin = self.twin_of.get(label)
-        if reading.status != "ok" or twin is None:
-            return False
-        return float(np.max(np.delete(per_label, label))) == float(per_label[twin])
 
     def _gated(self, reading: Reading, crop: np.ndarray) -> Reading:
         if reading.status != "ok" or reading.rank == 0:

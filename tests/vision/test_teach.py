@@ -159,23 +159,3 @@ def test_teach_cli_writes_the_profile_and_refuses_bad_input(tmp_path, capsys):
     broken.write_bytes(b"\x89PNG not really")
     assert main(["teach", str(broken), paths[1], "--out", str(again)]) == 2
     assert "not a readable image" in capsys.readouterr().err and not again.exists()
-
-
-def test_teach_tiles_are_turned_upright_by_their_edges():
-    """The survey's outline fit can leave a teach tile a few degrees turned (bold photo 1: the moons 4 and the
-    arms 5 3.1-3.2 degrees off), and its template was then learned turned: a game's clear moons 4 read 0.58 at a
-    pose 1.4 degrees the other way ("none", Magic Mirror bold 100). Teach turns each tile's context upright by its
-    edges first: every tile within a degree of its true turn."""
-    from calibration.teach import _edge_turn, _turn_upright
-
-    photo = teach_photos("bold")[0]
-    surveyed = survey_teach_photo(photo.image, calibrate_from_sheet(photo.image), name="photo 1")
-    truth = [t for t in photo.truth if t["kind"] == "tile"]
-    before, after = [], []
-    for tile in surveyed.tiles:
-        true = truth[int(np.argmin([np.hypot(t["x_mm"] - tile.x_mm, t["y_mm"] - tile.y_mm) for t in truth]))]
-        upright = _turn_upright(tile)
-        before.append(abs((tile.angle_deg - true["angle_deg"] + 45.0) % 90.0 - 45.0))
-        after.append(abs((upright.angle_deg - true["angle_deg"] + 45.0) % 90.0 - 45.0))
-        assert abs(_edge_turn(upright.context)[0]) < 1.0
-    assert len(after) == 24 and max(before) > 3.0 and max(after) < 1.0, (before, after)
