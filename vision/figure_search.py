@@ -91,6 +91,9 @@ _WEAK_PAWN_SUPPORT = 0.65  # ... below this share of its outline found
 _MIN_PAWN_COLOURED_SHARE = 0.5
 _PALE_PAWN_LIGHTNESS = 0.85
 _PRINT_PAWN_REASON = "kind unclear: the pawn fitted is neither coloured nor darker than the table (a print on a coin?)"
+# A sure pawn where a coin's printed face of the pawn's own suit reads well (see vision.detect's
+# Detector._doubt_coin_prints, which knows the coin templates): the print itself was fitted as a pawn
+COIN_PRINT_REASON = "kind unclear: a coin's printed face of its suit reads where the pawn stands (a print on a coin?)"
 # A die standing on a coin can fit the pawn model better than the die model (its sides and the coin under it make
 # a taller silhouette through a tilted camera). A pawn's top is no die face: where the die model fitted around the
 # pawn's place shows a rank mark matching at _PAWN_TOP_FACE_SCORE or more (even if which rank is unclear), or a
@@ -208,8 +211,9 @@ class _Occupied:
 
 def may_be_a_print(piece: DetectedPiece) -> bool:
     """Whether a figure reported is perhaps no figure but a coin's printed symbol fitted as a pawn (the reason
-    ``_PRINT_PAWN_REASON``): the coin under it is then not known to be covered."""
-    return piece.uncertain and _PRINT_PAWN_REASON in (piece.reason or "")
+    ``_PRINT_PAWN_REASON`` or ``COIN_PRINT_REASON``): the coin under it is then not known to be covered."""
+    reason = piece.reason or ""
+    return piece.uncertain and (_PRINT_PAWN_REASON in reason or COIN_PRINT_REASON in reason)
 
 
 def _occupied_list(occupied_mm: Sequence[Any] | None, profile: Any) -> list[_Occupied]:
