@@ -686,6 +686,13 @@ class CoinReader:
         reading, where, _ = self._aligned(big, margin)
         return reading, where
 
+    def read_aligned_best(self, big: np.ndarray, margin: int
+                          ) -> tuple[Reading, tuple[int, int], tuple[str, Suit | None, int | None]]:
+        """As :meth:`read_aligned`, and the label ``(side, suit, rank)`` that scored best, whatever the reading
+        (sure, unclear or none): what the crop looks most like."""
+        reading, where, top = self._aligned(big, margin)
+        return reading, where, self.labels[top]
+
     def _aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int], int]:
         """Read a crop ``margin`` pixels wider on each side than a coin crop, moving the window (coarse to fine)
         to where each likely label's template correlates most: the polar features need the centre to a fraction

@@ -332,8 +332,8 @@ class Detector:
         for i, k in enumerate(sure):
             pawn = figures[k]
             for crop in big[2 * i : 2 * i + 2]:
-                reading, _, top = self.coin_reader._aligned(crop, m)
-                if self.coin_reader.labels[top][1] is pawn.suit and reading.score >= _PRINT_FACE_SCORE:
+                reading, _, (_, suit, _) = self.coin_reader.read_aligned_best(crop, m)
+                if suit is pawn.suit and reading.score >= _PRINT_FACE_SCORE:
                     reason = f"{pawn.reason}; {COIN_PRINT_REASON}" if pawn.reason else COIN_PRINT_REASON
                     out[k] = replace(pawn, uncertain=True, confidence=min(pawn.confidence, 0.5), reason=reason)
                     break
