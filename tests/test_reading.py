@@ -499,7 +499,8 @@ def test_room_positions_are_written_as_ppn_that_parses():
     assert ppn_position(readings[0]).count("cb@") == sum(1 for v in layout.values() if v == "kid")
 
 
-def test_catwalk_track_is_read_in_laying_order():
+def _laid_catwalk():
+    """A catwalk laid by the rules from all 24 tiles (a fixed deal) and its tiles face up on the table, 5 mm apart."""
     import random
 
     tiles = list(ALL_TILES)
@@ -510,6 +511,11 @@ def test_catwalk_track_is_read_in_laying_order():
     ys = [y for _, y in track.cells]
     pieces = [TilePiece(t.suit, t.rank, "face", 30 + (x - min(xs)) * pitch, 30 + (max(ys) - y) * pitch, 0.0)
               for t, (x, y) in zip(track.tiles, track.cells, strict=True)]
+    return track, pieces
+
+
+def test_catwalk_track_is_read_in_laying_order():
+    track, pieces = _laid_catwalk()
     reading = read_state(seen(pieces, 9, jitter_mm=1.2), "epic-funhouse", "catwalk")
     assert reading.state.tiles == track.tiles
     assert reading.state.cells == track.cells
@@ -1007,16 +1013,8 @@ def test_a_room_tile_between_two_faces_is_not_guessed():
 def test_a_catwalk_tile_not_read_is_the_one_tile_left():
     """Rendered catwalk (bold, seed 114): one tile's face unclear, not narrowed; the catwalk is laid from all 24
     tiles, so it is the one the others leave."""
-    import random
-
-    tiles = list(ALL_TILES)
-    random.Random(7).shuffle(tiles)
-    track = catwalk.lay_catwalk([tiles[:6], tiles[6:12], tiles[12:18], tiles[18:]], random.Random(1))
-    pitch = TILE_MM + 5.0
-    xs = [x for x, _ in track.cells]
-    ys = [y for _, y in track.cells]
-    pieces = seen([TilePiece(t.suit, t.rank, "face", 30 + (x - min(xs)) * pitch, 30 + (max(ys) - y) * pitch, 0.0)
-                   for t, (x, y) in zip(track.tiles, track.cells, strict=True)], 9, jitter_mm=1.2)
+    track, laid = _laid_catwalk()
+    pieces = seen(laid, 9, jitter_mm=1.2)
     pieces[7] = unclear(pieces[7])
     reading = read_state(pieces, "epic-funhouse", "catwalk")
     assert reading.state.tiles == track.tiles and reading.settled[0].reading == f"the {track.tiles[7]}"
