@@ -121,7 +121,7 @@ def test_profile_check_refuses_another_set_but_judges_no_back_under_coins():
 def test_the_fast_geometry_helpers_give_bit_for_bit_what_they_replaced():
     """The speed-ups of the detector's geometry must not move a reading by a bit: each helper against the plain
     numpy it replaced, on random inputs (fails if e.g. the distances are summed another way)."""
-    from vision.crops import _four_point_homographies, piece_axes
+    from vision.crops import piece_axes
     from vision.detect import _apart
     from vision.segment import squared_distances
 
@@ -146,11 +146,25 @@ def test_the_fast_geometry_helpers_give_bit_for_bit_what_they_replaced():
         assert np.array_equal(right, np.stack([np.cos(radians), np.sin(radians)], axis=-1))
         assert np.array_equal(down, np.stack([-np.sin(radians), np.cos(radians)], axis=-1))
 
+
+
+def test_piece_homographies_map_each_square_to_its_corners_as_the_8x8_solve_did():
+    """piece_homographies solves each square's homography in closed form (crops._square_homographies), where it
+    solved cv2.getPerspectiveTransform's 8x8 system: the same map to rounding, on squares seen through a random
+    tilted camera at random heights (fails if a corner is swapped, the square's scale or centre is off, or h22
+    is not 1)."""
+    from calibration.homography import apply_homography
+    from calibration.lens import LensModel
+    from calibration.parallax import recover_camera
+    from calibration.table_calibration import Calibration
+    from vision.crops import _square_homographies, crop_corners_mm, piece_homographies
+
+    rng = np.random.default_rng(11)
     half = 30.0
     src = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-    dst = rng.uniform(0, 2000, (20, 1, 2)) + 2.5 * src[None] + rng.normal(0, 20, (20, 4, 2))
-    expected = []
-    for quad in dst:  # one point at a time, as before
+    dst = rng.uniform(0, 2000, (40, 1, 2)) + 2.5 * src[None] + rng.normal(0, 20, (40, 4, 2))
+    solved = []
+    for quad in dst:  # the 8x8 system, one square at a time, as before
         a, b = np.zeros((8, 8)), np.zeros(8)
         for k in range(4):
             x, y = src[k]
@@ -158,8 +172,63 @@ def test_the_fast_geometry_helpers_give_bit_for_bit_what_they_replaced():
             a[k, :3], a[k, 6:] = (x, y, 1.0), (-x * u, -y * u)
             a[k + 4, 3:6], a[k + 4, 6:] = (x, y, 1.0), (-x * v, -y * v)
             b[k], b[k + 4] = u, v
-        expected.append(np.append(np.linalg.solve(a[None], b[None, :, None])[0, :, 0], 1.0).reshape(3, 3))
-    assert np.array_equal(_four_point_homographies(src, dst), np.array(expected))
+        solved.append(np.append(np.linalg.solve(a, b), 1.0).reshape(3, 3))
+    closed = np.empty((len(dst), 3, 3))
+    _square_homographies(dst, half, closed)
+    assert np.all(closed[:, 2, 2] == 1.0)
+    local = np.array([[u, v, 1.0] for u in np.linspace(-half, half, 5) for v in np.linspace(-half, half, 5)])
+
+    def mapped(h):
+        p = np.einsum("nij,mj->nmi", h, local)
+        return p[..., :2] / p[..., 2:]
+
+    assert np.abs(mapped(closed) - mapped(np.array(solved))).max() < 1e-9
+    assert np.allclose(closed, solved, rtol=1e-8, atol=1e-12)
+
+    grid_mm = np.array([[x, y] for x in (0.0, 150.0, 300.0) for y in (0.0, 200.0, 400.0)])
+    to_px = np.array([[3.0, 0.1, 200.0], [-0.15, 3.0, 100.0], [2e-4, -4e-4, 1.0]])  # a tilted camera
+    camera = recover_camera(grid_mm, apply_homography(to_px, grid_mm), (1640, 1232))
+    lens = LensModel(camera.camera_matrix, np.array([0.05, -0.02, 0.001, 0.0, 0.01]), (1640, 1232))
+    calibration = Calibration("homography", (1640, 1232), np.linalg.inv(to_px), lens, camera)
+    centres = rng.uniform(50, 250, (30, 2))
+    angles = rng.uniform(-180, 180, 30)
+    for heights in (0.0, 2.5, rng.uniform(0, 8, 30)):
+        h = piece_homographies(calibration, centres, angles, heights, 2 * half)
+        corners = crop_corners_mm(centres, angles, 2 * half).reshape(-1, 2)
+        each = np.repeat(np.broadcast_to(heights, (30,)), 4)
+        expected = calibration.table_to_pixel(corners, each).reshape(30, 4, 2)
+        p = np.einsum("nij,kj->nki", h, np.column_stack([src, np.ones(4)]))
+        assert np.abs(p[..., :2] / p[..., 2:] - expected).max() < 1e-9
+
+
+def test_crops_remap_a_colour_frame_bit_for_bit_as_cv2_remap_of_the_whole_frame():
+    """sample_with remaps a colour frame as a 4-channel copy of the part its maps read, the maps shifted to it
+    (crops._remap): every sample what cv2.remap of the whole 3-channel frame gave, for maps inside the frame,
+    across its edges (black outside) and on whole and half pixels (fails if the part copied misses a tap or the
+    shift rounds)."""
+    import cv2
+
+    from vision.crops import _remap
+
+    rng = np.random.default_rng(5)
+    copied = 0
+    for trial in range(150):
+        h, w = int(rng.integers(20, 300)), int(rng.integers(20, 300))
+        image = rng.integers(0, 256, (h, w, 3), np.uint8)
+        n = int(rng.integers(1, 60))
+        if trial % 3 == 0:
+            map_x, map_y = rng.uniform(-5, w + 5, (n, n)), rng.uniform(-5, h + 5, (n, n))
+        else:
+            x, y, size = rng.uniform(-10, w + 10), rng.uniform(-10, h + 10), rng.uniform(1, 30)
+            map_x, map_y = x + rng.uniform(0, size, (n, n)), y + rng.uniform(0, size, (n, n))
+        if trial % 5 == 0:
+            map_x, map_y = np.round(map_x * 2) / 2, np.round(map_y * 2) / 2
+        map_x, map_y = map_x.astype(np.float32), map_y.astype(np.float32)
+        expected = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        got = _remap(image, map_x.copy(), map_y.copy())
+        copied += got.shape[2] == 4
+        assert np.array_equal(got[:, :, :3], expected)
+    assert copied > 50  # the 4-channel path was taken
 
 
 def test_vote_peaks_are_the_maxima_cv2_dilate_gave():
