@@ -189,9 +189,12 @@ def sample_with(image: np.ndarray, homographies: np.ndarray, size_mm: float, out
     stacked = _remap(image, map_x, map_y)
     if oversample > 1:  # whole blocks of oversample x oversample: each crop averages only its own samples
         stacked = cv2.resize(stacked, (count, n * count), interpolation=cv2.INTER_AREA)
-    if stacked.ndim == 3 and stacked.shape[2] != channels:  # (the 4-channel copy's extra channel)
-        stacked = np.ascontiguousarray(stacked[:, :, :channels])
+    if stacked.ndim == 3 and stacked.shape[2] != channels:  # the 4-channel copy's fourth channel dropped
+        stacked = cv2.cvtColor(stacked, cv2.COLOR_BGRA2BGR)  # (20 times faster than numpy's strided copy)
     return stacked.reshape(n, count, count, channels)
+
+
+_FOUR_CHANNEL_SAMPLES = 50_000  # see _remap: a batch of 34 tile crops has 217k samples, one crop 6-9k
 
 
 def _remap(image: np.ndarray, map_x: np.ndarray, map_y: np.ndarray) -> np.ndarray:
@@ -201,9 +204,10 @@ def _remap(image: np.ndarray, map_x: np.ndarray, map_y: np.ndarray) -> np.ndarra
     2.6 ms, measured here), and each channel's samples are the same, bit for bit. Shifting the maps by a whole
     pixel is exact in float32 (the difference is a multiple of the coordinate's last bit, and no larger), and
     every pixel a sample's four taps read lies in the part copied, so the result is what the whole frame gave.
-    The maps are shifted in place (the caller's own). The copy is made only where it costs less than it saves
-    (the part read, in pixels, under four times the samples; crops far apart read a large part)."""
-    if image.ndim == 3 and image.shape[2] == 3:
+    The maps are shifted in place (the caller's own). The copy is made only where it costs less than it saves:
+    for large batches (a few crops gain nothing), and where the part read, in pixels, is under four times the
+    samples (crops far apart read a large part)."""
+    if image.ndim == 3 and image.shape[2] == 3 and map_x.size >= _FOUR_CHANNEL_SAMPLES:
         h, w = image.shape[:2]
         lo_x, hi_x = float(map_x.min()), float(map_x.max())
         lo_y, hi_y = float(map_y.min()), float(map_y.max())

@@ -208,14 +208,14 @@ def test_crops_remap_a_colour_frame_bit_for_bit_as_cv2_remap_of_the_whole_frame(
     shift rounds)."""
     import cv2
 
-    from vision.crops import _remap
+    from vision.crops import _maps, _remap, sample_with
 
     rng = np.random.default_rng(5)
     copied = 0
     for trial in range(150):
         h, w = int(rng.integers(20, 300)), int(rng.integers(20, 300))
         image = rng.integers(0, 256, (h, w, 3), np.uint8)
-        n = int(rng.integers(1, 60))
+        n = int(rng.integers(1, 60)) if trial % 4 == 0 else int(rng.integers(230, 300))  # (few samples: no copy)
         if trial % 3 == 0:
             map_x, map_y = rng.uniform(-5, w + 5, (n, n)), rng.uniform(-5, h + 5, (n, n))
         else:
@@ -229,6 +229,22 @@ def test_crops_remap_a_colour_frame_bit_for_bit_as_cv2_remap_of_the_whole_frame(
         copied += got.shape[2] == 4
         assert np.array_equal(got[:, :, :3], expected)
     assert copied > 50  # the 4-channel path was taken
+
+    # whole batches of crops, averaged down, against the plain remap and area resize
+    image = rng.integers(0, 256, (400, 500, 3), np.uint8)
+    for n, oversample, window in ((40, 2, (4, 40)), (30, 3, None), (60, 1, None)):
+        homographies = np.array([[[rng.uniform(0.8, 1.2), rng.normal(0, 0.2), rng.uniform(30, 470)],
+                                  [rng.normal(0, 0.2), rng.uniform(0.8, 1.2), rng.uniform(30, 370)],
+                                  [rng.normal(0, 1e-4), rng.normal(0, 1e-4), 1.0]] for _ in range(n)])
+        first, count = window or (0, 48)
+        big = count * oversample
+        map_x, map_y = np.empty((n * big, big), np.float32), np.empty((n * big, big), np.float32)
+        _maps(homographies, 50.0, 48 * oversample, first * oversample, big, map_x, map_y)
+        stacked = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        if oversample > 1:
+            stacked = cv2.resize(stacked, (count, n * count), interpolation=cv2.INTER_AREA)
+        crops = sample_with(image, homographies, 50.0, 48, oversample, window)
+        assert crops.flags.c_contiguous and np.array_equal(crops, stacked.reshape(n, count, count, 3))
 
 
 def test_vote_peaks_are_the_maxima_cv2_dilate_gave():
