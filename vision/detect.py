@@ -123,6 +123,7 @@ _STACKED_SCORE = 0.4  # a coin crop read as no face but this close to one: its r
 _BACK_MATCHED_RIM = 0.6  # a coin on a back whose rim matches this well needs only the table's rim support
 _GRID_TURN_DEG = 2.0  # an unread outline turned farther off the grid's tiles is fitted again at their turn
 _TRIED_MM = TILE_MM / 3  # a lattice place within this of one tried already is not proposed again
+_AROUND_MM = 5.0  # a lattice place whose outline shows a side hardly at all is fitted again from starts this far off
 _REFIT_DRIFT_MM = 3.0  # a lattice place's outline refitted farther off is read at the place itself too
 _SHEET_EDGE_MM = 8.0  # a square "open off the sheet" has a side within this of the sheet's edge (plus a half tile)
 # A coin's printed symbol (the classic set's gold crown) can be fitted as a sure pawn whose silhouette follows the
@@ -440,10 +441,12 @@ class Detector:
         # tile off, between the tiles of a grid): not read
         usable = [(pose, fit) for pose, fit in fitted if _outline_usable(fit.support)]
         usable.sort(key=lambda item: -sum(item[1].support))
-        chosen = [usable[i] for i in _apart([pose.centre for pose, _ in usable], 0.6 * TILE_MM)]
+        picked = _apart([pose.centre for pose, _ in usable], 0.6 * TILE_MM)
+        chosen = [usable[i] for i in picked]
         chosen = [(pose, fit) for pose, fit in chosen if not self._open_off_sheet(pose, fit.support)]
         findings = self._read_poses(image, [p for p, _ in chosen], [f.support for _, f in chosen],
                                     [False] * len(chosen))
+        findings += self._read_passed_over(image, usable, set(picked), findings)
         if self.profile.tile_back is not None:
             # a clear outline that reads as nothing and lies on no tile read: perhaps a back, its fit pulled a
             # couple of millimetres off by its printed grid: searched around (a back is unlike itself off)
@@ -485,6 +488,7 @@ class Detector:
         findings += self._read_poses(image, faint, [(0.0, 0.0, 0.0, 0.0)] * len(faint), [True] * len(faint))
         proposed: list[np.ndarray] = []
         drifted: list[_Pose] = []
+        unread_places: list[tuple[_Pose, tuple[float, float, float, float]]] = []
         for _round in range(10):  # lattice completion: grids grow from the tiles found into faint-edged ones
             tiles = _best_tiles(findings)
             proposals = _lattice_proposals(tiles, proposed, self.view)
@@ -507,7 +511,11 @@ class Detector:
             drifted += [_Pose(proposals[k, :2], float(proposals[k, 2])) for k, f in zip(kept, read, strict=True)
                         if f.reading.status == "none" and _outline_usable(refits[k][1].support)
                         and np.hypot(*(poses[k].centre - proposals[k, :2])) > _REFIT_DRIFT_MM]
+            unread_places += [(poses[k], refits[k][1].support) for k, f in zip(kept, read, strict=True)
+                              if f.reading.status == "none" and _outline_usable(refits[k][1].support)
+                              and np.hypot(*(poses[k].centre - proposals[k, :2])) <= _REFIT_DRIFT_MM]
         findings += self._read_drifted(image, drifted, findings)
+        findings += self._refit_around(image, shapes, unread_places, findings)
         best = _best_tiles(findings)
         best = self._snap_half_off(image, best)
         best = self._mark_look(image, best)
@@ -517,6 +525,31 @@ class Detector:
         kept = _apart([f.pose.centre for f in [*best, *outlines]], 0.8 * TILE_MM, first=len(best))
         unread = [outlines[i - len(best)] for i in kept if i >= len(best)]
         return pieces, unread
+
+    def _read_passed_over(self, image: np.ndarray, usable: list, picked: set[int], findings: list[_TileFinding]
+                          ) -> list[_TileFinding]:
+        """Clear outlines passed over for a better one within 0.6 tiles that read as nothing, read after all
+        where no tile was read within 0.6 tiles. The better outline can be the matched filter's echo half a tile
+        off, between a tile under coins and a bare one (Plans of Action default seed 100: the bare back beside the
+        sheet's marker, its candidate 4.5 degrees off, lost to the echo between it and the back under coins; the
+        echo read nothing, and the back was never read). Those read nothing too are outlines like any other (turned
+        to the grid, searched as backs)."""
+        empty = [f.pose.centre for f in findings if f.reading.status == "none"]
+        if not empty:
+            return []
+        read = [f.pose.centre for f in findings if f.reading.status != "none"]
+        passed = [usable[i] for i in range(len(usable)) if i not in picked]
+        if not passed:
+            return []
+        at = np.array([pose.centre for pose, _ in passed])
+        near_empty = np.min(squared_distances(at, np.array(empty)), axis=1) < (0.6 * TILE_MM) ** 2
+        free = (np.min(squared_distances(at, np.array(read)), axis=1) >= (0.6 * TILE_MM) ** 2 if read
+                else np.ones(len(at), bool))
+        outlines = np.array([pose.centre for pose, _ in usable])
+        passed = [(pose, fit) for (pose, fit), a, b in zip(passed, near_empty, free, strict=True)
+                  if a and b and not self._open_off_sheet(pose, fit.support) and not _between(pose.centre, outlines)]
+        passed = [passed[i] for i in _apart([pose.centre for pose, _ in passed], 0.6 * TILE_MM)]
+        return self._read_poses(image, [p for p, _ in passed], [f.support for _, f in passed], [False] * len(passed))
 
     def _turn_to_grid(self, image: np.ndarray, shapes: Shapes, findings: list[_TileFinding]) -> list[_TileFinding]:
         """Clear outlines read as nothing whose turn is off the grid's (the tiles read surely: their turns modulo
@@ -544,6 +577,40 @@ class Detector:
         for (i, _, _), finding in zip(usable, again, strict=True):
             out[i] = finding  # the pose at the grid's turn, read or not (a back under coins is read again later)
         return out
+
+    def _refit_around(self, image: np.ndarray, shapes: Shapes,
+                      places: list[tuple[_Pose, tuple[float, float, float, float]]], findings: list[_TileFinding]
+                      ) -> list[_TileFinding]:
+        """Lattice places whose outline, refitted near the place, reads as nothing, on no tile read since: read
+        again searched around (a place with an outline was read at its window only: a classic null refitted 2.8 mm
+        off read 0.23 there and 0.84 searched, Slide Jam board 1204); and where that outline shows a side hardly at
+        all (under half), fitted again from four starts ``_AROUND_MM`` off along the place's axes (the fit reaches
+        3 mm), each outline found there showing all four sides half or more read too. The grid's pitch can put a
+        place 5 mm off a tile when the gaps are uneven (Easy Slider default board 501: the arms ace beside the
+        sheet's marker, 5.4 mm below the place, whose fit kept to the place)."""
+        read = [f.pose.centre for f in findings if f.reading.status != "none"]
+
+        def free(pose: _Pose) -> bool:
+            return all(np.hypot(*(pose.centre - c)) >= 0.6 * TILE_MM for c in read)
+
+        places = [(pose, support) for pose, support in places if free(pose)]
+        if not places:
+            return []
+        starts, angles = [], []
+        for place, support in places:
+            if min(support) < 0.5:
+                right, down = piece_axes(place.angle_deg)
+                for step in (right, -right, down, -down):
+                    starts.append(place.centre + _AROUND_MM * step)
+                    angles.append(place.angle_deg)
+        refits = self._fit_tiles(shapes.gradients, np.array(starts).reshape(-1, 2), np.array(angles)) if starts else []
+        found = [(pose, fit.support) for pose, fit in refits if min(fit.support) >= 0.5 and free(pose)
+                 and not self._open_off_sheet(pose, fit.support)]
+        found.sort(key=lambda item: -sum(item[1]))
+        found = places + found
+        found = [found[i] for i in _apart([pose.centre for pose, _ in found], 0.6 * TILE_MM, first=len(places))]
+        return self._read_poses(image, [p for p, _ in found], [f for _, f in found], [False] * len(found),
+                                np.ones(len(found), bool))
 
     def _read_drifted(self, image: np.ndarray, places: list[_Pose], findings: list[_TileFinding]
                       ) -> list[_TileFinding]:
@@ -1038,6 +1105,19 @@ def _greedy_apart(close, first, kept):  # pragma: no cover - numba
             kept[count] = i
             count += 1
     return count
+
+
+def _between(point: np.ndarray, outlines: np.ndarray) -> bool:
+    """Whether ``point`` lies half a tile (0.35 to 0.65 tiles) from two outlines on opposite sides of it: the
+    matched filter's echo between two tiles. A back's printed grid repeats at half a tile, so the echo between
+    two backs reads as a back (Slides of Action board 1101: between two backs under coins, read at 1.0)."""
+    offsets = outlines - np.asarray(point, float)[None]
+    distance = np.hypot(offsets[:, 0], offsets[:, 1])
+    half = offsets[(distance > 0.35 * TILE_MM) & (distance < 0.65 * TILE_MM)]
+    if len(half) < 2:
+        return False
+    unit = half / np.hypot(half[:, 0], half[:, 1])[:, None]
+    return bool(np.min(unit @ unit.T) < -0.9)  # two of them facing each other across the point
 
 
 def _best_tiles(findings: list[_TileFinding]) -> list[_TileFinding]:
