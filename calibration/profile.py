@@ -96,6 +96,12 @@ __all__ = [
     "mark_raw",
     "mark_features",
     "mark_scores",
+    "CoinSymbolFit",
+    "coin_ink_image",
+    "coin_symbol_template",
+    "fit_coin_symbol",
+    "coin_symbol_level",
+    "SYMBOL_CROP_BLUR_MM",
 ]
 
 PROFILE_VERSION = 1
@@ -329,6 +335,181 @@ def coin_features(crops: np.ndarray) -> np.ndarray:
     coin by ``k * 360 / COIN_ANGLES`` degrees rolls each ring's samples by ``k``."""
     polar = coin_polar(crops)
     return _normalise(polar.reshape(len(polar), -1))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# A coin's printed symbol: its size (twins: a symbol ace and its suit side)
+# ------------------------------------------------------------------------------------------------------------
+# Some sets print a coin's value-side ace as its suit's symbol, a little smaller than on the suit side (the
+# rendered classic and bold editions: 0.625 vs 0.66 of the coin, 0.35 mm at the symbol's edge, half a camera
+# pixel). The polar features cannot tell them apart; the symbol's size can. Size is confounded with blur (a
+# blurred symbol's ink spreads: its second moment grows by 2 sigma^2) and with the ink's contrast (glare, the tone
+# curve's shoulder), and moments of a soft ink mask did not separate the twins (d' 0.3-2.4 on the bench crops), so
+# the size is fitted: the crop's ink image is modelled as the taught symbol scaled by ``s``, turned, shifted and
+# blurred by a Gaussian, times a gain, over a face shading linearly, plus whatever is round beyond the symbol (a
+# printed rim). Blur, gain and shading are free, so ``s`` is the print's size, not the frame's blur or light.
+# Teach (which cannot import vision) fits its own ace and suit side with it: the references.
+_SYM_PX_PER_MM = COIN_CROP_PX / COIN_CROP_MM  # the coin crop's sampling (2 px/mm)
+_SYM_UP = 2  # the sharp symbol's sampling: this many times the crop's
+_SYM_FACE_RING_MM = (6.9, 7.6)  # the face around the symbol (inside a printed rim at 8.2 mm)
+_SYM_INK_DISC_MM = 6.9  # the symbol lies inside this radius
+_SYM_FIT_DISC_MM = 8.8  # the pixels fitted (round the symbol's centre)
+_SYM_RIM_BUMPS_MM = np.array([8.2, 8.6, 9.0])  # radial bumps fitted linearly beyond the symbol (a rim, the coin's edge)
+_SYM_RIM_BUMP_SIGMA_MM = 0.15
+_SYM_TEACH_BLUR_MM = 0.45  # about a teach photo's blur at a coin (the taught symbol keeps it)
+_SYM_INK_SHARE = 0.05  # the crop's most ink-like pixels giving the ink colour
+_SYM_START_SCALE = 0.97  # between an ace (about 0.95) and a suit side (1.0)
+_SYM_START_SIGMA_MM = 0.5
+_SYM_SIGMAS_MM = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0])
+SYMBOL_CROP_BLUR_MM = 0.6  # a crop's ink image is blurred this much before a taught symbol (blurred too) is fitted
+
+
+def _sym_grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n = COIN_CROP_PX
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float64)
+    c = (n - 1) / 2.0
+    return xx, yy, np.hypot(xx - c, yy - c) / _SYM_PX_PER_MM
+
+
+_SYM_XX, _SYM_YY, _SYM_R = _sym_grid()
+_SYM_CENTRE = (COIN_CROP_PX - 1) / 2.0
+
+
+def coin_ink_image(crop: np.ndarray) -> np.ndarray:
+    """A coin crop (COIN_CROP_PX square, BGR) as a scalar ink image: each pixel's colour projected on the line
+    from the face's colour (the ring round the symbol, 0) to the ink's (the disc's most unlike pixels, 1)."""
+    x = np.asarray(crop, np.float64).reshape(COIN_CROP_PX, COIN_CROP_PX, -1)
+    face = np.median(x[(_SYM_R > _SYM_FACE_RING_MM[0]) & (_SYM_R < _SYM_FACE_RING_MM[1])], axis=0)
+    disc = x[_SYM_R < _SYM_INK_DISC_MM]
+    far = np.linalg.norm(disc - face, axis=1)
+    k = max(5, int(_SYM_INK_SHARE * len(disc)))
+    ink = np.median(disc[np.argsort(-far)[:k]], axis=0)
+    d = face - ink
+    return ((face - x) @ d) / max(float(d @ d), 1e-9)
+
+
+def coin_symbol_level(crop: np.ndarray) -> np.ndarray:
+    """A taught coin's printed symbol as teach keeps it: its ink image, face 0 and the ink's 98th percentile 1,
+    nothing beyond 7.2 mm (a printed rim is fitted apart); float32, COIN_CROP_PX square. It keeps the teach
+    photo's blur (cutting it at half the ink to sharpen it fitted the bench's coins worse: thin strokes shrink)."""
+    ink = coin_ink_image(crop)
+    face = float(np.median(ink[(_SYM_R > _SYM_FACE_RING_MM[0]) & (_SYM_R < _SYM_FACE_RING_MM[1])]))
+    top = float(np.percentile(ink[_SYM_R < _SYM_INK_DISC_MM], 98))
+    level = (ink - face) / max(top - face, 1e-6)
+    level[_SYM_R >= _SYM_INK_DISC_MM + 0.3] = 0.0
+    return level.astype(np.float32)
+
+
+def coin_symbol_template(level: np.ndarray) -> np.ndarray:
+    """A symbol level image (:func:`coin_symbol_level`) upsampled ``_SYM_UP`` times, padded and blurred by each
+    of ``_SYM_SIGMAS_MM`` (n_sigmas, size, size), for :func:`fit_coin_symbol` (which blends the two nearest
+    blurs: one Gaussian per step of the fit would be most of its time). It carries its photo's blur: fit it with
+    ``crop_blur_mm = SYMBOL_CROP_BLUR_MM`` so that the crop is never sharper than it."""
+    big = cv2.resize(np.asarray(level, np.float32), None, fx=_SYM_UP, fy=_SYM_UP, interpolation=cv2.INTER_CUBIC)
+    big = np.pad(big, _SYM_UP * 8)
+    return np.stack([cv2.GaussianBlur(big, (0, 0), sigma * _SYM_PX_PER_MM * _SYM_UP) if sigma > 0 else big
+                     for sigma in _SYM_SIGMAS_MM]).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class CoinSymbolFit:
+    """The fitted print: ``scale`` against the sharp symbol, its turn (degrees), shift (mm), blur ``sigma_mm``,
+    the ink's ``gain`` and the fit's residual share (``residual``: unexplained over total variance)."""
+
+    scale: float
+    angle_deg: float
+    shift_mm: tuple[float, float]
+    sigma_mm: float
+    gain: float
+    residual: float
+
+
+def _symbol_model(stack: np.ndarray, scale: float, angle: float, tx: float, ty: float, sigma: float) -> np.ndarray:
+    k = float(np.interp(sigma, _SYM_SIGMAS_MM, np.arange(len(_SYM_SIGMAS_MM))))
+    low = min(int(k), len(_SYM_SIGMAS_MM) - 2)
+    w = k - low
+    half = (stack.shape[1] - 1) / 2.0
+    ca, sa = np.cos(angle), np.sin(angle)
+    # crop pixel -> symbol pixel: (R(-angle) (p - centre - t) / scale) * _SYM_UP + half
+    a = np.array([[ca, sa], [-sa, ca]]) * (_SYM_UP / scale)
+    offset = np.array([half, half]) - a @ np.array([_SYM_CENTRE + tx * _SYM_PX_PER_MM,
+                                                     _SYM_CENTRE + ty * _SYM_PX_PER_MM])
+    m = np.hstack([a, offset[:, None]])
+    out = [cv2.warpAffine(stack[low + i], m, (COIN_CROP_PX, COIN_CROP_PX),
+                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=0.0) for i in (0, 1)]
+    return (1.0 - w) * out[0] + w * out[1]
+
+
+def _symbol_round_terms(xx: np.ndarray, yy: np.ndarray, tx: float, ty: float, sigma: float) -> np.ndarray:
+    """Smooth radial bumps round the symbol's centre (tx, ty mm) at the pixels (xx, yy), (n, bumps): whatever is
+    round about the coin's centre out there (a printed rim, the coin's own edge seen 1-2 mm off) is fitted by these
+    linearly, whatever its radius, width and ink, and does not pull the symbol's scale. They are as blurred as the
+    symbol (``sigma``: the fit's blur on top of the teach photo's, about ``_SYM_TEACH_BLUR_MM``): a blurred rim's
+    inner tail reaches the symbol, and bumps sharper than it left a bold coin's fitted scale 2 % small at 0.8 mm
+    of blur."""
+    r = np.hypot(xx - _SYM_CENTRE - tx * _SYM_PX_PER_MM, yy - _SYM_CENTRE - ty * _SYM_PX_PER_MM) / _SYM_PX_PER_MM
+    width = math.sqrt(_SYM_RIM_BUMP_SIGMA_MM**2 + _SYM_TEACH_BLUR_MM**2 + sigma**2)
+    return np.exp(-0.5 * ((r[:, None] - _SYM_RIM_BUMPS_MM[None, :]) / width) ** 2)
+
+
+def fit_coin_symbol(crop: np.ndarray, symbol: np.ndarray, centre_mm: tuple[float, float] = (0.0, 0.0),
+               crop_blur_mm: float = 0.0, passes: int = 2) -> CoinSymbolFit:
+    """Fit ``symbol`` (:func:`coin_symbol_template`, or any symbol mask at ``_SYM_UP`` times the crop's sampling) to a
+    coin crop: scale, turn, shift, blur, gain, a face shading linearly and whatever is round about the symbol's
+    centre beyond 7.2 mm (a printed rim: :func:`_symbol_round_terms`) (variable projection: the linear terms are solved
+    at every step). ``centre_mm``: where the symbol is thought to be in the crop; the fitted pixels are those
+    within ``_SYM_FIT_DISC_MM`` of it, and each further pass centres them on the symbol fitted before.
+    ``crop_blur_mm``: a Gaussian blur applied to the crop's ink image first (so that a template carrying its own
+    photo's blur is never sharper than the crop)."""
+    ink = coin_ink_image(crop)
+    if crop_blur_mm > 0:
+        ink = cv2.GaussianBlur(ink, (0, 0), crop_blur_mm * _SYM_PX_PER_MM)
+    cx, cy = centre_mm
+    start = None
+    for _ in range(max(1, passes)):
+        result, r, coef, total = _fit_symbol_once(ink, symbol, (cx, cy), start)
+        start = result
+        cx, cy = float(result[2]), float(result[3])
+    s, angle, tx, ty, sigma = (float(v) for v in start)
+    return CoinSymbolFit(s, float(np.degrees(angle)) % 360.0, (tx, ty), sigma, float(coef[3]),
+                     float(r @ r) / max(total, 1e-12))
+
+
+def _fit_symbol_once(ink: np.ndarray, symbol: np.ndarray, centre: tuple[float, float], start: np.ndarray | None):
+    cx, cy = centre
+    inside = np.hypot(_SYM_XX - _SYM_CENTRE - cx * _SYM_PX_PER_MM,
+                      _SYM_YY - _SYM_CENTRE - cy * _SYM_PX_PER_MM) / _SYM_PX_PER_MM < _SYM_FIT_DISC_MM
+    xs, ys = _SYM_XX[inside], _SYM_YY[inside]
+    y = ink[inside]
+    fixed = np.column_stack([np.ones(len(y)), (_SYM_XX[inside] - _SYM_CENTRE) / COIN_CROP_PX,
+                             (_SYM_YY[inside] - _SYM_CENTRE) / COIN_CROP_PX])
+    design = np.zeros((len(y), 4 + len(_SYM_RIM_BUMPS_MM)))
+    design[:, :3] = fixed
+
+    def solve(params) -> tuple[np.ndarray, np.ndarray]:
+        design[:, 3] = _symbol_model(symbol, *params)[inside]
+        design[:, 4:] = _symbol_round_terms(xs, ys, params[2], params[3], params[4])
+        # the normal equations (8 unknowns; a hair of ridge for a term that is all zero, a rim off the crop)
+        gram = design.T @ design
+        coef = np.linalg.solve(gram + 1e-9 * np.trace(gram) * np.eye(len(gram)), design.T @ y)
+        return y - design @ coef, coef
+
+    if start is None:
+        best = None
+        for angle in np.radians(np.arange(0.0, 360.0, 15.0)):  # the turn first, coarsely (the symbol is not round)
+            r, _ = solve((_SYM_START_SCALE, angle, cx, cy, _SYM_START_SIGMA_MM))
+            cost = float(r @ r)
+            if best is None or cost < best[0]:
+                best = (cost, angle)
+        start = np.array([_SYM_START_SCALE, best[1], cx, cy, _SYM_START_SIGMA_MM])
+    from scipy.optimize import least_squares  # here: most users of this module never fit a symbol
+
+    result = least_squares(lambda p: solve(p)[0], start, diff_step=1e-3, x_scale=[0.02, 0.05, 0.2, 0.2, 0.2],
+                           bounds=([0.7, -np.inf, cx - 2.5, cy - 2.5, 0.0], [1.3, np.inf, cx + 2.5, cy + 2.5, 2.0]),
+                           max_nfev=80, xtol=1e-4)
+    r, coef = solve(result.x)
+    total = float(((y - y.mean()) ** 2).sum())
+    return result.x, r, coef, total
 
 
 # ------------------------------------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from calibration.profile import (
     COIN_SHARPNESS_SHARE,
     MARK_CROP_MM,
     MARK_CROP_PX,
+    SYMBOL_CROP_BLUR_MM,
     TILE_CROP_MM,
     TILE_CROP_PX,
     ClassModel,
@@ -48,6 +49,9 @@ from calibration.profile import (
     coin_correlations,
     coin_features,
     coin_sharpness,
+    coin_symbol_level,
+    coin_symbol_template,
+    fit_coin_symbol,
     mark_features,
     mark_scores,
     tile_features,
@@ -657,6 +661,7 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
                       for s_, r_ in value_labels]
                      + [COIN_SHARPNESS_SHARE * label_sharpness[_coin_key("suit", s_, None)] for s_, _ in suit_labels])
     coin_margins = _coin_impostors(coin_pieces, coin_templates, rng, least)
+    twins = _coin_twins(value_plain, suit_plain, value_labels, value_templates, suit_templates)
     coin_values = ClassModel(tuple(value_labels), value_templates, v_score, v_margin,
                              tuple(float(m) for m in coin_margins[: len(value_labels)]), float(np.median(v_right[0])))
     rim_taps = _coin_rim_taps([p for grid in (value_grid, suit_grid) for row in grid for p in row])
@@ -690,6 +695,8 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
         # per face (a sun's thin rays are sharper than a moon's crescent): what blur makes unreadable differs
         "coin_label_sharpness": label_sharpness,
         "tile_backs": backs is not None,
+        # per suit whose value-side ace prints its symbol (twins): the symbol and the ace's and suit sides' sizes
+        **({"coin_twins": twins} if twins else {}),
         "scores": {
             "tile_faces": [round(float(np.median(face_scores)), 3), round(float(np.median(face_margins)), 3)],
         },
@@ -711,6 +718,41 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
         rank_templates=rank_templates,
         taught=taught,
     )
+
+
+_TWIN_LIKE = 0.8  # a value-side ace whose template correlates this much with its suit side's is its twin (the reader's)
+_TWIN_TEMPLATES = 2  # the first suit sides of a row tried as the symbol: the one its row's others fit most alike
+
+
+def _coin_twins(value_plain: list[list[np.ndarray]], suit_plain: list[list[np.ndarray]], value_labels: list,
+                value_templates: np.ndarray, suit_templates: np.ndarray) -> dict[str, dict[str, Any]]:
+    """Per suit whose value-side ace is its suit side's twin (a symbol ace: the two templates correlate >= 0.8),
+    the size references that tell them apart (:mod:`vision.coin_twins`): the suit side's symbol
+    (:func:`coin_symbol_level` of one of the S block's six coins: the one the others fit most alike), the other
+    suit sides' median fitted scale against it, and the ace's (V block). Measured from the photos, not assumed:
+    a set's ace may be printed at any size. No random stream is drawn (the rest of the profile is unchanged)."""
+    out: dict[str, dict[str, Any]] = {}
+    for r, suit in enumerate(SUITS):
+        key = (suit, 1)
+        if key not in value_labels:
+            continue
+        ace_template = value_templates[value_labels.index(key)]
+        if float(coin_correlations(ace_template[None], suit_templates[r : r + 1]).max()) < _TWIN_LIKE:
+            continue
+        row = suit_plain[r]
+        best = None
+        for k in range(min(_TWIN_TEMPLATES, len(row))):
+            level = coin_symbol_level(row[k])
+            template = coin_symbol_template(level)
+            scales = [fit_coin_symbol(row[j], template, crop_blur_mm=SYMBOL_CROP_BLUR_MM).scale
+                      for j in range(len(row)) if j != k]
+            if best is None or float(np.std(scales)) < best[0]:
+                best = (float(np.std(scales)), level, template, float(np.median(scales)))
+        spread, level, template, suit_scale = best
+        ace = fit_coin_symbol(value_plain[r][1], template, crop_blur_mm=SYMBOL_CROP_BLUR_MM)
+        out[suit.value] = {"ace": round(ace.scale, 4), "suit": round(suit_scale, 4), "spread": round(spread, 4),
+                           "symbol": np.round(level, 3).tolist()}
+    return out
 
 
 _MARK_SEARCH_PX = 3  # the detector reads a rank mark at every window within this many pixels (1.8 mm) ...

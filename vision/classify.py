@@ -50,6 +50,11 @@ from calibration.profile import (
     tile_raw,
 )
 from rules.pieces import Suit
+from vision import coin_twins
+from vision.coin_twins import ACE_UNTIL as TWIN_ACE_UNTIL
+from vision.coin_twins import SUIT_DOWN_TO as TWIN_SUIT_DOWN_TO
+from vision.coin_twins import SUIT_FROM as TWIN_SUIT_FROM
+from vision.coin_twins import TwinSizes
 
 __all__ = ["Reading", "TileReader", "CoinReader", "MarkReader", "face_share"]
 
@@ -679,6 +684,8 @@ class CoinReader:
                 if other_side == "suit" and other_suit == suit \
                         and float(coin_correlations(flat[i : i + 1], flat[j : j + 1]).max()) >= _TWIN_LIKE:
                     self.twin_of[i], self.twin_of[j] = j, i
+        # the symbol's size, taught per twin suit (profiles taught before it have none: twins stay unclear)
+        self.twin_sizes = TwinSizes(profile.taught) if self.twin_of else None
 
     def read_aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int]]:
         """Read a crop ``margin`` pixels wider on each side than a coin crop at each likely label's own best window
@@ -922,6 +929,8 @@ class CoinReader:
     def _judge(self, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray) -> Reading:
         """The reading from every label's correlation, the best label and its turn (in angle steps)."""
         reading = self._judge_faces(per_label, best, shift, crop)
+        if self.twin_sizes:
+            reading = self._by_size(reading, per_label, best, crop)
         if reading.status == "ok" and face_share(crop[0] if crop.ndim == 4 else crop) < _FACE_SHARE_MIN:
             # no face colour around the print: not a coin (a hand-made meeple's orange head over wood read as a
             # sure suns coin at confidence 1.0 for its orange middle, Easy Slider hand-made 504)
@@ -951,6 +960,37 @@ class CoinReader:
         if len(order) > count and per_label[int(order[count])] > floor:
             return ()
         return tuple((suit, rank, side) for side, suit, rank in (self.labels[int(k)] for k in order[:count]))
+
+    def _by_size(self, reading: Reading, per_label: np.ndarray, best: int, crop: np.ndarray) -> Reading:
+        """A twin's reading (a symbol ace or its suit side) checked by the printed symbol's size
+        (:mod:`vision.coin_twins`): an unclear coin that could be exactly the two twins is read as the suit side
+        when its symbol is as large as the taught suit side's; a sure twin whose size says the other twin (a window
+        off centre changes the polar features faster than the size: a classic moons suit side read 1-1.5 mm off
+        as a sure ace) becomes unclear, naming both."""
+        if reading.status == "unclear":
+            if not coin_twins.READ_SUIT_SIDES:
+                return reading
+            could_be = reading.could_be
+            if len(could_be) != 2 or len({suit for suit, _, _ in could_be}) != 1 \
+                    or {(rank, side) for _, rank, side in could_be} != {(1, "value"), (None, "suit")}:
+                return reading
+            suit = could_be[0][0]
+            verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, suit)
+            if verdict.side != "suit" or not coin_twins.READ_SUIT_SIDES:
+                return reading
+            confidence = 0.5 + 0.25 * float(np.clip((verdict.q - TWIN_SUIT_FROM) / 0.4, 0.0, 1.0))
+            return Reading("ok", "suit", suit, None, reading.angle_deg, reading.score, reading.margin, confidence)
+        if reading.status != "ok" or best not in self.twin_of:
+            return reading
+        verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, reading.suit)
+        the_other_size = verdict.q >= TWIN_ACE_UNTIL if reading.side == "value" else verdict.q < TWIN_SUIT_DOWN_TO
+        if not verdict.fitted or not the_other_size:
+            return reading
+        twin = self.twin_of[best]
+        order = sorted((best, twin), key=lambda k: -per_label[k])
+        could_be = tuple((suit, rank, side) for side, suit, rank in (self.labels[k] for k in order))
+        return Reading("unclear", reading.side, None, None, reading.angle_deg, reading.score, reading.margin,
+                       min(reading.confidence, 0.49), "face unclear", could_be=could_be)
 
     def _judge_faces(self, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray) -> Reading:
         order = np.argsort(-per_label)

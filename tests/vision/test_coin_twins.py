@@ -1,0 +1,172 @@
+"""The printed symbol's size fitted on a coin crop (calibration.profile.fit_coin_symbol), whatever the blur, turn
+and light, and the twins it tells apart (vision.coin_twins: a classic or bold symbol ace and its suit side).
+
+The first tests' crops are the renderer's own coin textures (classic and bold symbol aces and suit sides, which
+differ only by the symbol's size: 0.625 vs 0.66 of the coin) turned, blurred, shaded and sampled at the coin
+crop's 2 px/mm with noise; the symbol is taught from a sharp suit side's crop the same way, so what is tested is
+the fit's claim: the scale it finds is the print's, not the blur's."""
+
+import cv2
+import numpy as np
+import pytest
+from tablescene.art import coin_texture
+from tablescene.editions import EDITIONS
+
+from calibration.profile import (
+    COIN_CROP_MM,
+    COIN_CROP_PX,
+    SYMBOL_CROP_BLUR_MM,
+    coin_ink_image,
+    coin_symbol_level,
+    coin_symbol_template,
+    fit_coin_symbol,
+)
+
+_HI = 16.0  # px/mm of the rendered texture
+SURE_CLASSIC, SURE_BOLD = 1, 1  # suit sides read surely on the tile-back frames below (measured: see the test)
+
+
+def _crop(edition: str, suit: str, side: str, turn_deg: float, blur_mm: float, rng) -> np.ndarray:
+    ed = EDITIONS[edition]
+    tex = coin_texture(ed, suit, 1, side, _HI).astype(np.float32)
+    size = int(round(COIN_CROP_MM * _HI))
+    table = np.empty((size, size, 3), np.float32)
+    table[:] = (90, 110, 120)
+    off = (size - tex.shape[0]) // 2
+    alpha = tex[..., 3:] / 255.0
+    region = table[off : off + tex.shape[0], off : off + tex.shape[1]]
+    region[:] = alpha * tex[..., :3] + (1 - alpha) * region
+    turn = cv2.getRotationMatrix2D(((size - 1) / 2, (size - 1) / 2), turn_deg, 1.0)
+    table = cv2.warpAffine(table, turn, (size, size), borderMode=cv2.BORDER_REPLICATE)
+    table = cv2.GaussianBlur(table, (0, 0), blur_mm * _HI)
+    ramp = 0.8 + 0.3 * np.linspace(0, 1, size)[None, :, None]  # a lamp to one side
+    small = cv2.resize(table * ramp, (COIN_CROP_PX, COIN_CROP_PX), interpolation=cv2.INTER_AREA)
+    return np.clip(small + rng.normal(0, 2.0, small.shape), 0, 255).astype(np.uint8)
+
+
+def _symbol(edition: str, suit: str) -> np.ndarray:
+    """The symbol as teach learns it: from a suit side's crop (lightly blurred, as a teach photo's)."""
+    return coin_symbol_template(coin_symbol_level(_crop(edition, suit, "suit", 0.0, 0.3, np.random.default_rng(9))))
+
+
+@pytest.mark.parametrize("edition,suit", [("classic", "arms"), ("bold", "moons")])
+def test_the_fitted_scale_is_the_prints_not_the_blurs(edition, suit):
+    rng = np.random.default_rng(5)
+    symbol = _symbol(edition, suit)
+    scales = {"value": [], "suit": []}
+    for side in scales:
+        for turn, blur in ((0.0, 0.25), (37.0, 0.5), (200.0, 0.8)):
+            fit = fit_coin_symbol(_crop(edition, suit, side, turn, blur, rng), symbol, crop_blur_mm=SYMBOL_CROP_BLUR_MM)
+            scales[side].append(fit.scale)
+            assert fit.residual < 0.2
+    # the print: 0.625 / 0.66 = 0.947 of the suit side's symbol, at every blur from 0.25 to 0.8 mm. Measured:
+    # classic suit sides within 0.01 of 1, aces 0.94-0.95; bold ones fit a little smaller as the blur grows (0.8
+    # mm: suit 0.983, ace 0.924; the printed rim's blurred ink reaches the symbol). Smaller, never larger: blur
+    # never makes an ace pass for a suit side
+    assert all(0.975 <= v <= 1.015 for v in scales["suit"]), scales
+    assert all(0.91 <= v <= 0.955 for v in scales["value"]), scales
+    assert max(scales["value"]) + 0.025 < min(scales["suit"]), scales
+
+
+def test_the_ink_image_is_face_zero_and_ink_one():
+    crop = _crop("classic", "arms", "suit", 0.0, 0.3, np.random.default_rng(1))
+    ink = coin_ink_image(crop)
+    middle = ink[18:26, 18:26]
+    assert float(np.median(middle)) > 0.7  # the fleur-de-lis' stem
+    yy, xx = np.mgrid[0:COIN_CROP_PX, 0:COIN_CROP_PX]
+    r = np.hypot(xx - 21.5, yy - 21.5) / (COIN_CROP_PX / COIN_CROP_MM)
+    assert abs(float(np.median(ink[(r > 6.9) & (r < 7.6)]))) < 0.05
+
+
+def _twin_truths(frame):
+    """The truth dicts of a frame's coins that are twins (a symbol ace or a suit side), in plain view."""
+    return [t for t in frame.truth if t["kind"] == "coin" and (t["side"] == "suit" or t["rank"] == 1)
+            and t["occluded_fraction"] <= 0.1 and t["hand_fraction"] <= 0.01]
+
+
+def _sure_and_right(reading, truth) -> bool:
+    from rules.pieces import Suit
+
+    return reading.side == truth["side"] and reading.suit == Suit(truth["suit"]) and (
+        reading.side == "suit" or reading.rank == truth["rank"])
+
+
+@pytest.mark.parametrize("edition,seed,least", [("classic", 1101, SURE_CLASSIC), ("bold", 1105, SURE_BOLD)])
+def test_twins_as_large_as_their_suit_side_are_read_as_it(edition, seed, least, monkeypatch):
+    """Coins suit side up on tile backs (Slides of Action): before, every classic and bold suit side was "face
+    unclear (could be value X 1 or suit X -)"; the ones whose symbol fits as large as the taught suit side's are
+    read, and none wrongly (the detector's whole chain, taught profile, calibration from the sheet). The reading
+    is built but switched off (``vision.coin_twins.READ_SUIT_SIDES``: the figure search's phantoms, see there);
+    this test switches it on."""
+    import vision.coin_twins
+
+    monkeypatch.setattr(vision.coin_twins, "READ_SUIT_SIDES", True)
+    from detect_scenes import score, taught_profile, tile_block_frame
+
+    from calibration.table_calibration import calibrate_from_sheet
+    from vision.detect import Detector
+
+    frame = tile_block_frame(seed, edition=edition)
+    profile = taught_profile(edition)
+    detection = Detector(calibrate_from_sheet(frame.image), profile).detect(frame.image, kinds=("tile", "coin"))
+    result = score(detection, frame, profile)
+    assert result.wrong == 0 and result.covered_wrong == 0, result.notes
+    sure_suits = [p for p in detection.pieces if p.kind.value == "coin" and p.side == "suit"]
+    assert len(sure_suits) >= least, (len(sure_suits), result.notes)
+
+
+def test_twins_read_off_centre_or_blurred_are_never_surely_wrong(monkeypatch):
+    """The moons twins (ace and suit sides) of the classic and bold coin grids 1000 and 1001 read through rims 1 and
+    1.5 mm off their centre (4 directions), and centred in the frame blurred by 1.2 px: off centre the polar
+    features read a classic moons suit side as a sure ace (grid 1000, 1.5 mm) and classic and bold moons aces as
+    sure suit sides (grid 1001, 1-2 mm). A sure twin must fit its own size now, and only a sure suit side is ever
+    decided by size: no reading is sure and wrong. (Measured on every twin of both grids at 1, 1.5 and 2 mm in 8
+    directions: 5 sure and wrong before, 0 after; this test reads the moons, whose twins went wrong, to keep it
+    short.)"""
+    from detect_scenes import coin_grid_frame, taught_profile
+    from test_coins import _coin_windows
+
+    import vision.coin_twins
+    from calibration.table_calibration import calibrate_from_sheet
+    from vision.classify import CoinReader
+
+    monkeypatch.setattr(vision.coin_twins, "READ_SUIT_SIDES", True)  # the size's reading too, not only its check
+    offsets = [(0.0, 0.0)] + [(r * np.cos(a), r * np.sin(a)) for r in (1.0, 1.5) for a in np.arange(4) * np.pi / 2]
+    wrong, read = [], 0
+    for edition in ("classic", "bold"):
+        reader = CoinReader(taught_profile(edition))
+        for seed in (1000, 1001):
+            frame = coin_grid_frame(seed, edition=edition)
+            calibration = calibrate_from_sheet(frame.image)
+            blurred = type(frame)(cv2.GaussianBlur(frame.image, (0, 0), 1.2), frame.truth, frame.key, frame.camera)
+            for truth in _twin_truths(frame):
+                if truth["suit"] != "moons":
+                    continue
+                for image, shifts in ((frame, offsets), (blurred, offsets[:1])):
+                    centres = [(truth["x_mm"] + dx, truth["y_mm"] + dy) for dx, dy in shifts]
+                    big, margin = _coin_windows(image, calibration, centres, truth["top_mm"])
+                    for reading, _ in reader.read_batch(big, margin):
+                        read += 1
+                        if reading.status == "ok" and not _sure_and_right(reading, truth):
+                            wrong.append((edition, seed, truth["side"], truth["rank"], reading))
+    assert not wrong, wrong
+    assert read >= 50, read
+
+
+def test_teach_measures_the_twins_sizes_only_where_the_ace_is_the_symbol():
+    """Teach fits the taught suit side's symbol to its own ace and suit sides: in classic and bold (symbol aces)
+    every suit's ace comes out smaller than its suit side (the print: 0.947; measured 0.94-0.96 except the classic
+    sun, whose thin rays fit at 0.975); an "A" ace (default, hand-made) has no twin and no size."""
+    from detect_scenes import taught_profile
+
+    from calibration.profile import default_profile
+    from vision.coin_twins import TwinSizes
+
+    for edition in ("classic", "bold"):
+        twins = taught_profile(edition).taught["coin_twins"]
+        assert set(twins) == {"suns", "moons", "crowns", "arms"}, twins.keys()
+        ratios = {suit: entry["ace"] / entry["suit"] for suit, entry in twins.items()}
+        assert all(0.93 <= r <= 0.98 for r in ratios.values()), ratios
+        assert len(TwinSizes(taught_profile(edition).taught).suits) >= 3  # a gap too small to tell is left out
+    assert "coin_twins" not in default_profile().taught
+    assert "coin_twins" not in taught_profile("hand-made").taught
