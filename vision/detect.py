@@ -515,10 +515,15 @@ class Detector:
                               if f.reading.status == "none" and _outline_usable(refits[k][1].support)
                               and np.hypot(*(poses[k].centre - proposals[k, :2])) <= _REFIT_DRIFT_MM]
         findings += self._read_drifted(image, drifted, findings)
-        findings += self._refit_around(image, shapes, unread_places, findings)
+        second = self._refit_around(image, shapes, unread_places, findings)
+        findings += second
         best = _best_tiles(findings)
         best = self._snap_half_off(image, best)
         best = self._mark_look(image, best)
+        if second:  # a second look's tile left unclear by its rank mark too: dropped (see _refit_around)
+            looked = np.array([f.pose.centre for f in second])
+            best = [f for f in best if f.reading.status == "ok"
+                    or np.min(np.hypot(*(looked - f.pose.centre).T)) > 1e-6]
         pieces = self._tile_pieces([f.pose for f in best], [f.reading for f in best])
         outlines = sorted((f for f in findings if f.reading.status == "none" and min(f.support) >= 0.5
                            and not self._near_marker(f.pose.centre)), key=lambda f: -sum(f.support))
@@ -549,7 +554,10 @@ class Detector:
         passed = [(pose, fit) for (pose, fit), a, b in zip(passed, near_empty, free, strict=True)
                   if a and b and not self._open_off_sheet(pose, fit.support) and not _between(pose.centre, outlines)]
         passed = [passed[i] for i in _apart([pose.centre for pose, _ in passed], 0.6 * TILE_MM)]
-        return self._read_poses(image, [p for p, _ in passed], [f.support for _, f in passed], [False] * len(passed))
+        looked = self._read_poses(image, [p for p, _ in passed], [f.support for _, f in passed], [False] * len(passed))
+        # an unclear reading there is no tile found (a second look adds no doubts): an outline like the others
+        return [f if f.reading.status != "unclear" else replace(f, reading=Reading("none", score=f.reading.score))
+                for f in looked]
 
     def _turn_to_grid(self, image: np.ndarray, shapes: Shapes, findings: list[_TileFinding]) -> list[_TileFinding]:
         """Clear outlines read as nothing whose turn is off the grid's (the tiles read surely: their turns modulo
@@ -609,8 +617,12 @@ class Detector:
         found.sort(key=lambda item: -sum(item[1]))
         found = places + found
         found = [found[i] for i in _apart([pose.centre for pose, _ in found], 0.6 * TILE_MM, first=len(places))]
-        return self._read_poses(image, [p for p, _ in found], [f for _, f in found], [False] * len(found),
-                                np.ones(len(found), bool))
+        # sure readings, and unclear faces whose rank mark may yet decide (see _read_tiles: those still unclear
+        # after it are dropped): a second look that leaves a place unclear adds a doubt, not a tile (a hole of a
+        # Plans of Action layout framed by backs, searched, read as an unclear back: "the layout has 17")
+        return [f for f in self._read_poses(image, [p for p, _ in found], [f for _, f in found], [False] * len(found),
+                                            np.ones(len(found), bool))
+                if f.reading.status == "ok" or (f.reading.status == "unclear" and f.reading.close)]
 
     def _read_drifted(self, image: np.ndarray, places: list[_Pose], findings: list[_TileFinding]
                       ) -> list[_TileFinding]:
