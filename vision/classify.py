@@ -67,6 +67,18 @@ _COVERED_SHARE = 0.6  # at most this share of cells may be covered for a "partly
 # correlate 0.28 or more with the back's (under coins too), the gaps' 0.05 or less.
 _BACK_MIDDLE_MIN = 0.15
 _MIDDLE_SHARE_MIN = 0.2  # ... checked only where the back's middle carries a fifth of its print at least
+# A null face is trusted only where its own mark (a dot, a ring, a slash) shows in its middle: glare that washes a
+# bold tile's white numeral out leaves the corner symbols, and the whole crop matched the suit's null best (crowns
+# 2 and 5 read surely as crowns 0, confidence 0.8). Measured on every sure null read in bench_conditions' frames
+# and bench_detect's Easy Slider and Slide Jam boards (dev and held out) of four editions: real nulls' middles
+# correlate 0.64 or more with the null's, the two washed-out faces' 0.0 or less.
+_NULL_MIDDLE_MIN = 0.3
+# A blank null (the default edition's: nothing printed in the middle) is trusted only where its middle is plain: a
+# numeral washed faint still leaves more there. Measured on the default edition's faces at their true poses in 16
+# frames under glare x2.5-x5 (458 faces) and on every sure null read as above: real blank nulls' middles carry 0.34
+# of the crop's feature energy at most (0.2 in the benchmarks' frames), the washed-out faces that came nearest to
+# their null 0.47 or more (none was read as a null: this is the guard of the next stronger glare).
+_BLANK_MIDDLE_MAX = 0.4
 _SIDE_MARGIN = 0.2  # coins: how far the best label of the other side must trail for the side to be sure
 _SEARCH_FURTHER = 0.35  # tiles: a window pulled by the shared layout must correlate this much to search on
 _RIM_RINGS = 3  # coins: the outer rings of the polar features (from 6.6 mm out: the printed rim)
@@ -452,6 +464,9 @@ class TileReader:
             if side == "back" and not self._middle_shows(vector, best, int(turn[best])):
                 return Reading("none", score=score, margin=margin, confidence=confidence,
                                reason="a back's frame without its middle (a gap between tiles?)")
+            if side == "face" and rank == 0 and keep is None and not self._null_shows(vector, best, int(turn[best])):
+                return Reading("unclear", side, None, None, angle, score, margin, confidence,
+                               "face unclear (its null mark does not show: washed out?)")
             return Reading("ok", side, suit, rank, angle, score, margin, confidence)
         if score >= min_score:
             could_be = _could_be(per_label, self.labels, best, np.full(len(per_label), min_margin))
@@ -472,9 +487,10 @@ class TileReader:
                            covered)
         return Reading("none", score=score, margin=margin, confidence=confidence, covered=covered)
 
-    def _middle_shows(self, vector: np.ndarray, label: int, turn: int) -> bool:
-        """Whether the middle half of a crop read as ``label`` (a back) at quarter turn ``turn`` matches that
-        template's middle (see ``_BACK_MIDDLE_MIN``); True where the template's middle is plain."""
+    def _middle_shows(self, vector: np.ndarray, label: int, turn: int, least: float = _BACK_MIDDLE_MIN) -> bool:
+        """Whether the middle half of a crop read as ``label`` (a back; a null face) at quarter turn ``turn``
+        matches that template's middle (correlates ``least`` at least: see ``_BACK_MIDDLE_MIN``,
+        ``_NULL_MIDDLE_MIN``); True where the template's middle is plain."""
         n = TILE_CROP_PX
         lo, hi = n // 4, n - n // 4
         x = vector[self.perms[turn]].reshape(n, n, 3)[lo:hi, lo:hi]
@@ -484,7 +500,23 @@ class TileReader:
             return True
         x = x - x.mean()
         correlation = float((x * middle).sum()) / (float(np.linalg.norm(x) * np.linalg.norm(middle)) + 1e-9)
-        return correlation >= _BACK_MIDDLE_MIN
+        return correlation >= least
+
+    def _null_shows(self, vector: np.ndarray, label: int, turn: int) -> bool:
+        """Whether a crop read as a null face (``label``) at quarter turn ``turn`` shows the null's middle: its
+        own mark where it prints one (see ``_NULL_MIDDLE_MIN``), a plain middle where it is blank (see
+        ``_BLANK_MIDDLE_MAX``)."""
+        if not self._middle_shows(vector, label, turn, _NULL_MIDDLE_MIN):
+            return False
+        n = TILE_CROP_PX
+        lo, hi = n // 4, n - n // 4
+        template = self.templates[int(np.nonzero(self.label_of == label)[0][0])].reshape(n, n, 3)
+        if np.linalg.norm(template[lo:hi, lo:hi] - template[lo:hi, lo:hi].mean()) \
+                >= _MIDDLE_SHARE_MIN * np.linalg.norm(template - template.mean()):
+            return True  # a mark of its own, and it showed
+        x = vector[self.perms[turn]].reshape(n, n, 3)
+        middle = x[lo:hi, lo:hi]
+        return float(np.linalg.norm(middle - middle.mean())) <= _BLANK_MIDDLE_MAX * float(np.linalg.norm(x - x.mean()))
 
     def read_aligned(self, big: np.ndarray, margin: int, candidates: int = 2,
                      first: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
