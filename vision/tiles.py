@@ -294,19 +294,6 @@ def _fit_tiles(gx, gy, homographies, side, reach, shrink, floor, out):  # pragma
         out[i, 8] = size
 
 
-_RETRY_GAIN = 2 / _PROFILES - 1e-9  # a refit with a longer reach is kept where its weakest side has 2 profiles more
-
-
-def _lopsided(out: np.ndarray, reach_mm: float) -> np.ndarray:
-    """Fits at the end of their reach along an axis whose one side is supported and the other hardly."""
-    left, right, top, bottom = out[:, 3], out[:, 4], out[:, 5], out[:, 6]
-    at_end_u = np.abs(out[:, 0]) >= reach_mm - 1e-6
-    at_end_v = np.abs(out[:, 1]) >= reach_mm - 1e-6
-    open_u = np.abs(left - right) >= 0.5
-    open_v = np.abs(top - bottom) >= 0.5
-    return (at_end_u & open_u) | (at_end_v & open_v)
-
-
 def fit_tiles(gradients: tuple[np.ndarray, np.ndarray], homographies: np.ndarray, side_mm: float,
               reach_mm: float = 3.0, shrink_mm: float = 7.0, floor: float = 4.0) -> list[TileFit]:
     """Fit each candidate's outline to the raw frame's Sobel ``gradients`` (int16, ``cv2.spatialGradient``)
@@ -318,19 +305,7 @@ def fit_tiles(gradients: tuple[np.ndarray, np.ndarray], homographies: np.ndarray
         return []
     out = np.zeros((n, 9))
     gx, gy = gradients
-    homographies = np.ascontiguousarray(homographies, dtype=np.float64)
-    _fit_tiles(gx, gy, homographies, float(side_mm), float(reach_mm), float(shrink_mm), float(floor), out)
-    lopsided = _lopsided(out, reach_mm)
-    if np.any(lopsided):
-        # A square pushed to the end of its reach with one side on an edge and the opposite one on nothing took
-        # an edge that is not its own (the sheet's edge beside a white tile on the white sheet, the candidate a
-        # few millimetres off the tile towards it): fitted again from the same start with twice the reach, and
-        # the new fit kept only where its outline is more complete (every side weighs: the weakest decides).
-        again = np.zeros((int(lopsided.sum()), 9))
-        _fit_tiles(gx, gy, np.ascontiguousarray(homographies[lopsided]), float(side_mm), 2.0 * float(reach_mm),
-                   float(shrink_mm), float(floor), again)
-        better = np.min(again[:, 3:7], axis=1) >= np.min(out[lopsided, 3:7], axis=1) + _RETRY_GAIN
-        rows = np.flatnonzero(lopsided)[better]
-        out[rows] = again[better]
+    _fit_tiles(gx, gy, np.ascontiguousarray(homographies, dtype=np.float64), float(side_mm), float(reach_mm),
+               float(shrink_mm), float(floor), out)
     return [TileFit(float(r[0]), float(r[1]), float(r[2]), (float(r[3]), float(r[4]), float(r[5]), float(r[6])),
                     float(r[7]), float(r[8])) for r in out]
