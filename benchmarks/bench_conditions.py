@@ -5,11 +5,15 @@ uncertain, never wrong").
     .venv/bin/python benchmarks/bench_conditions.py [--editions classic,bold] [--frames N] [--verbose] [--json F]
 
 The conditions are bench_detect's (tilt, blur, noise, JPEG, glare, other cameras) plus two with a hand over the
-board: a still hand, and a hand moving (motion blur). Each condition renders ``--frames`` full Easy Slider boards
-(bench_detect's seeds 700 + 20 k + i, so the default edition's rows compare with bench_detect's conditions rows)
-in the edition, read with the profile taught from that edition's two teach photos (the built-in profile for the
-default edition, as bench_detect's conditions do). Pieces under a hand are not counted as visible; a covered piece
-read surely and wrong counts in *covered wrong*. *wrong* and *covered wrong* are the figures that must stay 0.
+board: a still hand, and a hand moving (motion blur). ``--coin-grids N`` adds N coin grids (Roll Out the Barrels /
+Whack-a-Dummy: all 24 coins, a third suit side up, no die; bench_detect's coin-grid seeds 1000...) seen by the
+820x616 preview camera (1 px/mm), where a coin's print is a few pixels.
+
+Each condition renders ``--frames`` full Easy Slider boards (bench_detect's seeds 700 + 20 k + i, so the default
+edition's rows compare with bench_detect's conditions rows) in the edition, read with the profile taught from that
+edition's two teach photos (the built-in profile for the default edition, as bench_detect's conditions do). Pieces
+under a hand are not counted as visible; a covered piece read surely and wrong counts in *covered wrong*. *wrong*
+and *covered wrong* are the figures that must stay 0.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tests"), str(ROOT / "tests
 
 import numpy as np  # noqa: E402
 from bench_detect import CONDITIONS, EDITIONS, _row, _scored  # noqa: E402
-from detect_scenes import easy_slider_frame, taught_profile  # noqa: E402
+from detect_scenes import board_frame, easy_slider_frame, taught_profile  # noqa: E402
 from tablescene import Hand  # noqa: E402
 
 from calibration.profile import default_profile  # noqa: E402
@@ -50,6 +54,29 @@ def _hand(seed: int, moving: bool) -> Hand:
 
 def _conditions() -> dict[str, dict]:
     return dict(CONDITIONS) | {"hand over the board": {"hand": False}, "hand moving (motion blur)": {"hand": True}}
+
+
+def _coin_grid(seed: int, edition: str):
+    """bench_detect's coin grid of ``seed`` (the same coins and sides, no die) seen by the 820x616 camera."""
+    from tablescene import coin_grid
+
+    from rules.pieces import SUITS
+
+    rng = np.random.default_rng([seed, 11])
+    coins = [(SUITS[i // 6], i % 6) for i in rng.permutation(24)]
+    pieces = coin_grid(coins, (110.0, 140.0), 4, rng=rng, edition=None)
+    flip = rng.random(len(pieces)) < 0.3
+    pieces = [p.moved(side="suit") if f else p for p, f in zip(pieces, flip, strict=True)]
+    return board_frame(pieces, seed, edition=edition, camera=CONDITIONS["820x616 (1 px/mm)"]["camera"])
+
+
+def coin_grids(edition: str, frames: int, verbose: bool) -> dict:
+    profile = default_profile() if edition == "default" else taught_profile(edition)
+    seeds = [1000 + i for i in range(frames)]
+    total, exact = _scored(((f"coin grid {s}", _coin_grid(s, edition)) for s in seeds), profile, verbose)
+    row = _row(f"{edition} / coin grid at 820x616 (1 px/mm)", total, frames, exact)
+    print(row, flush=True)
+    return row
 
 
 def conditions(edition: str, frames: int, verbose: bool) -> list[dict]:
@@ -84,6 +111,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--editions", default=",".join(EDITIONS), help="comma-separated editions to measure")
     parser.add_argument("--frames", type=int, default=4, help="frames per condition")
+    parser.add_argument("--coin-grids", type=int, default=0, help="coin grids at 1 px/mm per edition")
+    parser.add_argument("--skip-easy-slider", action="store_true", help="only the coin grids")
     parser.add_argument("--verbose", action="store_true", help="print what went wrong on every board not exact")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args()
@@ -91,7 +120,9 @@ def main() -> int:
     unknown = [e for e in editions if e not in EDITIONS]
     if unknown:
         parser.error(f"unknown edition {unknown[0]!r}: choose from {', '.join(EDITIONS)}")
-    rows = [row for edition in editions for row in conditions(edition, args.frames, args.verbose)]
+    rows = [] if args.skip_easy_slider else [row for edition in editions
+                                             for row in conditions(edition, args.frames, args.verbose)]
+    rows += [coin_grids(edition, args.coin_grids, args.verbose) for edition in editions if args.coin_grids > 0]
     print(_markdown(rows))
     if args.json:
         Path(args.json).write_text(json.dumps({"machine": f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}",
