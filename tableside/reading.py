@@ -730,6 +730,10 @@ def _block(pieces: list[DetectedPiece], game: str, what: str
     layout = find_tile_block(pieces)
     if layout is None or not layout.tiles:
         raise _wrong_game(pieces, game, what)
+    if layout.between or layout.off_tiles or layout.problems:
+        # another game's pieces fit no block: say which game they look like, not what misfits (an Easy Slider
+        # board read as Plans of Action has "a coin between cells")
+        refuse_another_game(pieces, game, what)
     if layout.between:
         raise NotReadable("a coin lies between cells (still moving?): " + layout.problems[0].message)
     if layout.off_tiles:
@@ -1178,6 +1182,8 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
     layout = find_coin_grid(pieces, 4, 6)
     if layout is None or not layout.cells:
         raise _wrong_game(pieces, "roll-out-the-barrels", "barrel maze (a 4x6 grid of coins)")
+    if layout.ambiguous or layout.problems:
+        refuse_another_game(pieces, "roll-out-the-barrels", "barrel maze (a 4x6 grid of coins)")
     settled: list[Settled] = []
     values, notes = _coin_values(layout, "roll-out-the-barrels", hidden_ok=True, settled=settled)
     cell, die_piece = _die_on(layout)
@@ -1254,6 +1260,8 @@ def _read_whack(pieces: list[DetectedPiece], grid: Any = None, die_coin: str | N
     layout = find_coin_grid(pieces, 4, 6)
     if layout is None or not layout.cells:
         raise _wrong_game(pieces, "whack-a-dummy", "Whack-a-Dummy board (a 4x6 grid of coins)")
+    if layout.ambiguous or layout.problems:
+        refuse_another_game(pieces, "whack-a-dummy", "Whack-a-Dummy board (a 4x6 grid of coins)")
     if layout.ambiguous:
         raise NotReadable(f"the Whack-a-Dummy grid cannot be placed: {layout.ambiguous}")
     bad = [p for p in layout.problems if p.kind in ("shared-cell", "misfit", "off-grid")]

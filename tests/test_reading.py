@@ -334,6 +334,13 @@ def test_no_board_or_the_wrong_game_is_a_clear_error():
     block = tile_block(4, (20.0, 20.0), {(c, r): ("suns", 1) for c in range(2, 8) for r in range(2, 6)})
     with pytest.raises(NotReadable, match="Plans of Action"):
         read_state(seen(block, 2), "easy-slider")
+    board = seen(board_pieces(solved_board(), 1), 1)  # an Easy Slider board read as another game's
+    for game in ("plans-of-action", "slides-of-action"):
+        with pytest.raises(NotReadable, match="looks like Easy Slider"):
+            read_state(board, game)
+    for room in ("roll-out-the-barrels", "whack-a-dummy"):
+        with pytest.raises(NotReadable, match="looks like Easy Slider"):
+            read_state(board, "epic-funhouse", room)
 
 
 # ------------------------------------------------------------------------------------------------------- states
