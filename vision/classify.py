@@ -1008,7 +1008,7 @@ class CoinReader:
                 return reading
             suit = could_be[0][0]
             verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, suit)
-            if verdict.side != "suit" or not coin_twins.READ_SUIT_SIDES:
+            if verdict.side != "suit":
                 return reading
             confidence = 0.5 + 0.25 * float(np.clip((verdict.q - TWIN_SUIT_FROM) / 0.4, 0.0, 1.0))
             return Reading("ok", "suit", suit, None, reading.angle_deg, reading.score, reading.margin, confidence)

@@ -1183,19 +1183,26 @@ def _half_off(tiles: list[_TileFinding]) -> list[tuple[int, list[np.ndarray]]]:
 _DEFAULT_GAP_MM = 0.5  # a lone tile: grow as a touching grid (a grid with gaps shows its tiles' outlines)
 
 
+def _grid_axes(centres: np.ndarray, angles_deg: list[float]
+               ) -> tuple[float, float, np.ndarray, np.ndarray, np.ndarray]:
+    """The tiles' grid from their centres (table mm) and turns: the gap between neighbours (mm, the median of
+    the spacings near a tile's width), the pitch (mm), the turns in radians and each tile's two unit axes."""
+    d = np.sqrt(squared_distances(centres, centres))
+    near = d[(d > TILE_MM - 2.0) & (d < TILE_MM + 15.0)]
+    gap = float(np.median(near - TILE_MM)) if len(near) else _DEFAULT_GAP_MM
+    angles = np.radians(angles_deg)
+    u = np.column_stack([np.cos(angles), np.sin(angles)])
+    v = np.column_stack([-np.sin(angles), np.cos(angles)])
+    return gap, TILE_MM + max(gap, 0.0), angles, u, v
+
+
 def _lattice_proposals(tiles: list[_TileFinding], tried: list[np.ndarray], view: TableView) -> np.ndarray:
     """Where the neighbours of the tiles found would be (rows x, y mm, angle), at the grid's pitch, skipping
     places taken or already proposed (a candidate that failed there may have been a few millimetres off)."""
     if not tiles:
         return np.zeros((0, 3))
     centres = np.array([t.pose.centre for t in tiles])
-    d = np.sqrt(squared_distances(centres, centres))
-    near = d[(d > TILE_MM - 2.0) & (d < TILE_MM + 15.0)]
-    gap = float(np.median(near - TILE_MM)) if len(near) else _DEFAULT_GAP_MM
-    pitch = TILE_MM + max(gap, 0.0)
-    angles = np.radians([t.pose.angle_deg for t in tiles])
-    u = np.column_stack([np.cos(angles), np.sin(angles)])
-    v = np.column_stack([-np.sin(angles), np.cos(angles)])
+    gap, pitch, angles, u, v = _grid_axes(centres, [t.pose.angle_deg for t in tiles])
     # the four neighbours, and the diagonal ones (a touching grid with holes: Slide Jam pops tiles out of it)
     steps = (u, -u, v, -v, u + v, u - v, -u + v, -u - v)
     spots = np.concatenate([centres + pitch * step for step in steps])
@@ -1297,12 +1304,7 @@ def _grid_holes_of(tiles: list[DetectedPiece]) -> list[DetectedPiece]:
     if len(tiles) < 2:
         return []
     centres = np.array([[t.x_mm, t.y_mm] for t in tiles])
-    d = np.sqrt(squared_distances(centres, centres))
-    near = d[(d > TILE_MM - 2.0) & (d < TILE_MM + 15.0)]
-    pitch = TILE_MM + max(float(np.median(near - TILE_MM)) if len(near) else _DEFAULT_GAP_MM, 0.0)
-    angles = np.radians([t.angle_deg for t in tiles])
-    u = np.column_stack([np.cos(angles), np.sin(angles)])
-    v = np.column_stack([-np.sin(angles), np.cos(angles)])
+    _, pitch, angles, u, v = _grid_axes(centres, [t.angle_deg for t in tiles])
     spots = np.concatenate([centres + pitch * step for step in (u, -u, v, -v)])
     around = np.sum(squared_distances(spots, centres) < (pitch + 5.0) ** 2, axis=1)
     free = np.min(squared_distances(spots, centres), axis=1) >= (0.6 * TILE_MM) ** 2
