@@ -36,6 +36,7 @@ __all__ = [
     "DEFAULT_SUIT_BGR",
     "SuitVote",
     "FaceVote",
+    "PRINT_FACE_REASON",
     "classify_suit",
     "suit_references",
     "die_top_crop",
@@ -87,6 +88,10 @@ class SuitVote:
     margin: float
     ambiguous: bool
     reason: str | None = None
+
+
+#: A face whose matched mark is darker than the face around it: a print on a coin, not a die's light ink.
+PRINT_FACE_REASON = "die face unreadable: its mark is darker than the face (a print?)"
 
 
 @dataclass(frozen=True)
@@ -555,7 +560,7 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
     # a die's marks are light ink on its coloured body; a mark matched where the crop is darker than around it is
     # a print (a coin's gold crown under a die fitted to it reads as the Crowns ace), not a die's face
     if r1 in placed and crop.ndim == 3 and not _lighter_mark(crop, _placed(templates[r1], placed[r1])):
-        return FaceVote(None, s1, margin, True, "die face unreadable: its mark is darker than the face (a print?)")
+        return FaceVote(None, s1, margin, True, PRINT_FACE_REASON)
     # a marked null (a ring, a dot, a slash) is small: blurred, it is a blob like any numeral's middle, so a numeral
     # read over it needs more margin (a classic ring read surely as a 4 at 0.08 ahead of the ring, dice scene 507)
     need = min_margin + (_NULL_MARK_MARGIN if r2 == 0 and 0 in templates else 0.0)
