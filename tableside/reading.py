@@ -328,9 +328,23 @@ class BoardVerdict:
         }
 
 
-def _pawn_suit(p: DetectedPiece | None) -> Suit | None:
-    if p is None or p.uncertain or p.suit is None:
+#: The one doubt about a pawn beside an Easy Slider row that leaves its colour read: the figure reader found the
+#: pawn's outline weakly (a hand-made pawn is a plain block), its colour vote was clear (a doubtful colour adds
+#: "colour unclear"), nothing else stands there.
+_OUTLINE_ONLY = "outline unclear (partly hidden?)"
+
+
+def _pawn_suit(p: DetectedPiece | None, row: int = 0, log: list[Settled] | None = None) -> Suit | None:
+    """The suit of the pawn beside a row (0-based): read surely; with ``log`` given (reading a position, not a
+    Done check), also a pawn whose only doubt is its outline (its colour read clearly), logged there."""
+    if p is None or p.suit is None:
         return None
+    if p.uncertain:
+        if log is None or (p.reason or "").strip() != _OUTLINE_ONLY:
+            return None
+        log.append(Settled(f"the pawn beside row {row + 1}", f"the {p.suit.value} pawn",
+                           "its colour reads clearly and only pawns stand beside Easy Slider's rows; only its "
+                           "outline was doubted"))
     return p.suit
 
 
@@ -396,11 +410,14 @@ def _unless_contradicted(marks: list[Any], found: dict[tuple[int, int], Tile], a
     return out
 
 
-def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True) -> BoardVerdict:
+def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True, outline_doubted_pawns: bool = False
+                            ) -> BoardVerdict:
     """The Done check of one board found by :func:`vision.grid_games.find_easy_slider_boards`.
 
     ``guard_marks``: drop pawns and coins that their line of tiles contradicts (:func:`_unless_contradicted`);
-    a Done check wants that, reading a dealt (random) board must not."""
+    a Done check wants that, reading a dealt (random) board must not. ``outline_doubted_pawns``: take the colour
+    of a pawn whose only doubt is its outline (reading a position; a Done check keeps such a pawn "partly hidden
+    ?" and unsure)."""
     board_issue = layout.ambiguous
     if board_issue is None:
         misfit = [p for p in layout.problems if p.kind == "misfit"]
@@ -433,7 +450,8 @@ def judge_easy_slider_board(layout: EasySliderLayout, guard_marks: bool = True) 
                 found.pop(cell, None)
                 unknown[cell] = f"the {tile} is read on {len(cells)} cells: one reading is wrong"
     by_set = _easy_slider_tiles_by_set(layout, found, unknown, settled)
-    pawn_marks = [_pawn_suit(p) for p in layout.pawns]
+    pawn_marks = [_pawn_suit(p, k, settled if outline_doubted_pawns else None)
+                  for k, p in enumerate(layout.pawns)]
     coin_marks = [_coin_rank(coin, k, settled) for k, coin in enumerate(layout.coins)]
     if guard_marks:
         pawn_marks = _unless_contradicted(pawn_marks, found, 0)
@@ -662,7 +680,7 @@ def _read_easy_slider(pieces: list[DetectedPiece], **_: Any) -> Reading:
     if not boards:
         raise _wrong_game(pieces, "easy-slider", "Easy Slider board")
     layout = _one(boards, "Easy Slider board")
-    verdict = judge_easy_slider_board(layout, guard_marks=False)
+    verdict = judge_easy_slider_board(layout, guard_marks=False, outline_doubted_pawns=True)
     unknown = [c for c in verdict.cells if c.status == "unknown" or c.reason == _NULL_OR_HOLE]
     # name first a cell that is itself unreadable, not one only doubted for its unreadable neighbour
     unknown.sort(key=lambda c: (c.reason or "").startswith("next to cells"))
@@ -949,7 +967,10 @@ def _tiles_by_set(known: Mapping[Any, Tile], open_: Mapping[Any, DetectedPiece],
     for k in keys:
         if len(sets[k]) != 1:
             p = open_[k]
-            raise NotReadable(f"{what} cannot be read: {_why(p)}" + _open_readings(p))
+            left = sorted(sets[k], key=lambda t: (t.rank, t.suit.value))
+            leaves = (" (it could be " + " or ".join(f"the {t}" for t in left) + ": the others read leave these)"
+                      if 2 <= len(left) <= 4 else "")
+            raise NotReadable(f"{what} cannot be read: {_why(p)}" + (leaves or _open_readings(p)))
         out[k] = next(iter(sets[k]))
         if settled is not None:
             settled.append(Settled(where(k), f"the {out[k]}", f"{rule}: the other tiles read leave only this one"))
@@ -1039,6 +1060,11 @@ def _read_mirror(pieces: list[DetectedPiece], **_: Any) -> Reading:
     _grid_trouble(layout, "magic-mirror")
     settled: list[Settled] = []
     grid = _tile_rows(layout.cells, 4, 6, "magic-mirror", settled)
+    upper, lower = (sum(1 for row in rows for t in row if t is not None) for rows in (grid[:3], grid[3:]))
+    if upper != lower:  # every pair taken off takes one tile from each side
+        fewer = "upper" if upper < lower else "lower"
+        raise NotReadable(f"the sides of the mirror hold {upper} and {lower} tiles, but every pair taken off takes one "
+                          f"tile from each side: a tile on the {fewer} side is probably hidden or not seen")
     try:
         state = magic_mirror.State.from_layout(grid)
     except LayoutError as err:
@@ -1333,6 +1359,8 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
                                            f"{doubt[0].reason}" if doubt else ""))
     board: dict[int, str] = {}
     settled: list[Settled] = []
+    on_board = [p for n in range(1, 16) for p in layout.spots.get(n, []) if _kind(p) in (Kind.PAWN, Kind.DIE)]
+    sure_dice = [p for p in on_board if _kind(p) is Kind.DIE and not p.uncertain]
     for n in range(1, 16):
         here = layout.spots.get(n, [])
         if not here:
@@ -1347,6 +1375,13 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
                 # "the suits of the pieces don't matter": a pawn is an adult whatever its colour
                 settled.append(Settled(f"the pawn on trampoline {n}", "an adult",
                                        "in Trampo-Land a pawn's colour does not matter"))
+            elif f.uncertain and len(sure_dice) == 1 and _only_pawn_or_die_unclear(f):
+                # one die (you) is in the room, read surely on another trampoline: a figure doubted only as a pawn
+                # or a die (a die's face unreadable: hand-made pawns are cubes) is an adult
+                board[n] = "adult"
+                settled.append(Settled(f"the figure on trampoline {n}", "an adult (a pawn)",
+                                       "Trampo-Land has one die (you), read surely on another trampoline"))
+                continue
             elif f.uncertain:
                 raise NotReadable(f"the piece on trampoline {n} cannot be read: {_why(f)}")
             board[n] = "you" if _kind(f) is Kind.DIE else "adult"
@@ -1368,6 +1403,20 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
         raise _layout_error("trampo-land", err) from None
     notes = ["which adult walked last cannot be seen in a photo"]
     return Reading("trampo-land", None, state, state.render(), notes, layout, settled)
+
+
+#: A figure's doubts that leave it surely a figure (a pawn or a die) standing there: its die face, its kind
+#: between pawn and die, its colour. Not a face "darker than the face (a print?)": that doubts a figure at all.
+_PAWN_OR_DIE_DOUBTS = ("die face unreadable", "die face unclear", "colour unclear",
+                       "kind unclear: a pawn or a die (a die's face is seen on its top)")
+
+
+def _only_pawn_or_die_unclear(p: DetectedPiece) -> bool:
+    """Whether everything a figure's reader doubted is whether it is a pawn or a die (and its colour): a die
+    face unreadable or unclear (a hand-made pawn is a cube, fitted as a die whose face shows nothing), "a pawn or
+    a die", a colour; its outline, place and standing there read as surely as any sure piece's."""
+    reasons = [r.strip() for r in (p.reason or "").split(";") if r.strip()]
+    return bool(reasons) and all(r.startswith(_PAWN_OR_DIE_DOUBTS) and "(a print?)" not in r for r in reasons)
 
 
 def _only_colour_unclear(p: DetectedPiece) -> bool:

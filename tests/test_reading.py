@@ -1123,3 +1123,54 @@ def test_trampo_land_pawns_colour_does_not_matter_and_a_null_on_top_is_a_kid():
     bare = DetectedPiece(Kind.COIN, visible[die].x_mm, visible[die].y_mm, 0.0, suit=Suit.SUNS, rank=3, side="value")
     with pytest.raises(NotReadable, match="die \\(you\\) is not seen"):
         read_state(visible[:die] + [bare] + visible[die + 1:], "epic-funhouse", "trampo-land")
+
+
+def test_trampo_land_figures_doubted_only_as_pawn_or_die_are_adults_beside_the_one_sure_die():
+    """A hand-made pawn is a cube: the figure reader may fit it as a die whose face shows nothing. Trampo-Land has
+    one die (you): with it read surely elsewhere, such a figure is an adult. Not without a sure die, nor when the
+    figure itself is doubted (a print, its outline)."""
+    state, visible = trampo_seen()
+    pawns = [i for i, p in enumerate(visible) if p.kind is Kind.PAWN]
+    as_dice = list(visible)
+    for k, i in enumerate(pawns[:3]):
+        reason = ("die face unreadable", "die face unclear: 4 or 3",
+                  "kind unclear: a pawn or a die (a die's face is seen on its top)")[k]
+        as_dice[i] = replace(visible[i], kind=Kind.DIE, rank=None, uncertain=True, reason=reason, confidence=0.4)
+    reading = read_state(as_dice, "epic-funhouse", "trampo-land")
+    assert reading.state == state
+    assert sum("one die (you)" in s.rule for s in reading.settled) == 3
+    # the die (you) itself doubted: which figure is you is open
+    die = next(i for i, p in enumerate(as_dice) if p.kind is Kind.DIE and not p.uncertain)
+    no_sure_die = list(as_dice)
+    no_sure_die[die] = replace(as_dice[die], uncertain=True, reason="die face unreadable", rank=None)
+    with pytest.raises(NotReadable, match="cannot be read"):
+        read_state(no_sure_die, "epic-funhouse", "trampo-land")
+    # a figure doubted as a print, or for its outline, decides nothing
+    for reason in ("die face unreadable: its mark is darker than the face (a print?)",
+                   "die face unreadable; outline unclear (partly hidden?)"):
+        doubted = list(as_dice)
+        doubted[pawns[0]] = replace(as_dice[pawns[0]], reason=reason)
+        with pytest.raises(NotReadable, match="cannot be read"):
+            read_state(doubted, "epic-funhouse", "trampo-land")
+
+
+def test_a_pawn_doubted_only_for_its_outline_gives_its_colour_to_a_position_not_to_a_done_check():
+    state = solved_board("MSAC", "245a3")
+    pieces = seen(board_pieces(state, 41), 42)
+    pawns = [i for i, p in enumerate(pieces) if p.kind is Kind.PAWN]
+    doubted = list(pieces)
+    for i in pawns[:3]:  # hand-made pawns are plain blocks: their outlines are found weakly
+        doubted[i] = replace(pieces[i], uncertain=True, reason="outline unclear (partly hidden?)", confidence=0.45)
+    reading = read_state(doubted, "easy-slider")
+    assert reading.state == state
+    assert [s.where for s in reading.settled if "pawn" in s.where] == [f"the pawn beside row {r}" for r in (1, 2, 3)]
+    [verdict] = check_easy_slider(doubted)  # a Done check keeps them "partly hidden?": unsure
+    assert verdict.verdict == "unsure" and verdict.pawns[:3] == [None, None, None]
+    # any other doubt (a hand, the colour) leaves the pawn unread
+    for reason in ("partly hidden by a hand or another object", "outline unclear (partly hidden?); colour unclear: "
+                   "crowns or moons"):
+        other = list(doubted)
+        other[pawns[0]] = replace(pieces[pawns[0]], uncertain=True, reason=reason)
+        other[pawns[1]] = replace(pieces[pawns[1]], uncertain=True, reason=reason)
+        with pytest.raises(NotReadable, match="the pawn beside this row is not read surely"):
+            read_state(other, "easy-slider")

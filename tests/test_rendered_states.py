@@ -50,7 +50,6 @@ ABSTAINS: dict[tuple[str, str], str] = {
     ("whack-a-dummy", "bold"): "a dummy where --grid has an ace (b5): the ace, suns' suit side or the null, all "
                                "possible",
     ("trampo-land", "classic"): "the coin on trampoline 1: a kid (suit side) or a bare trampoline (value-side ace)",
-    ("trampo-land", "hand-made"): "the figure on trampoline 9: a die whose top is unclear (4 or 3)",
     ("trampo-land", "bold"): "the coin on trampoline 1: a kid (suit side) or a bare trampoline (value-side ace)",
 }
 #: The same for ``score`` (the same frames as ``state``, default edition).
