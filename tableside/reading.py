@@ -1214,6 +1214,7 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
     values, notes = _coin_values(layout, "roll-out-the-barrels", hidden_ok=True, settled=settled)
     cell, die_piece = _die_on(layout)
     missing = [i for i, v in enumerate(values) if v is None]
+    possible = None
     if missing:
         # The maze is all 24 coins, four of each value: the values read may leave a barrel only one
         possible = still_possible([frozenset((v,)) if v is not None else _barrel_values(layout, i)
@@ -1237,7 +1238,13 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
         i = next(i for i in missing if i != cell)
         where = rob.cell_name(i)
         fits = layout.cells.get((i % 4, i // 4))
-        why = _why(fits[0].piece) + _open_readings(fits[0].piece) if fits else "no coin is seen there"
+        why = _why(fits[0].piece) if fits else "no coin is seen there"
+        left = sorted(possible[i]) if possible is not None else []
+        if 2 <= len(left) <= 4:  # what the four coins of each value leave it
+            why += (" (it could be " + " or ".join(f"the {rank_name(v).lower()}" for v in left)
+                    + ": the coins read leave these)")
+        elif fits:
+            why += _open_readings(fits[0].piece)
         raise NotReadable(f"the barrel on {where} cannot be read: {why}")
     if missing:
         raise NotReadable(f"the barrel under the die on {rob.cell_name(cell)} cannot be told from the others")
