@@ -1138,7 +1138,7 @@ def test_trampo_land_figures_doubted_only_as_pawn_or_die_are_adults_beside_the_o
         as_dice[i] = replace(visible[i], kind=Kind.DIE, rank=None, uncertain=True, reason=reason, confidence=0.4)
     reading = read_state(as_dice, "epic-funhouse", "trampo-land")
     assert reading.state == state
-    assert sum("one die (you)" in s.rule for s in reading.settled) == 3
+    assert sum("one die (you)" in s.rule for s in reading.settled) == 3 and "four pawns" in reading.settled[0].rule
     # the die (you) itself doubted: which figure is you is open
     die = next(i for i, p in enumerate(as_dice) if p.kind is Kind.DIE and not p.uncertain)
     no_sure_die = list(as_dice)
@@ -1152,6 +1152,17 @@ def test_trampo_land_figures_doubted_only_as_pawn_or_die_are_adults_beside_the_o
         doubted[pawns[0]] = replace(as_dice[pawns[0]], reason=reason)
         with pytest.raises(NotReadable, match="cannot be read"):
             read_state(doubted, "epic-funhouse", "trampo-land")
+    # a phantom die on a kid's coin (classic: the coin's print fitted as a die 'face unreadable'): a coin seen
+    # under a doubted figure, or more figures than the set's four pawns, settles none of them
+    kid = next(p for p in visible if p.kind is Kind.COIN and p.side == "suit")
+    phantom = replace(kid, kind=Kind.DIE, suit=Suit.CROWNS, rank=None, side=None, uncertain=True,
+                      reason="die face unreadable", confidence=0.5)
+    with pytest.raises(NotReadable, match="cannot be read"):
+        read_state(as_dice + [phantom], "epic-funhouse", "trampo-land")
+    fifth = list(as_dice)
+    fifth[visible.index(kid)] = phantom  # its coin unseen: five adults, one more than the set's pawns
+    with pytest.raises(NotReadable, match="cannot be read"):
+        read_state(fifth, "epic-funhouse", "trampo-land")
 
 
 def test_a_pawn_doubted_only_for_its_outline_gives_its_colour_to_a_position_not_to_a_done_check():
