@@ -110,6 +110,9 @@ _FACE_ONLY_EXTRA = 0.15  # how much better than usual a face must match where no
 _ALIGN_PX = 4  # tile crops: how far (crop pixels, ~1.2 mm each) the printed face may pull the fitted pose
 _MARK_ALIGN_PX = 3  # rank marks (second look): how far (crop pixels, 0.6 mm each) the window is searched
 _TILE_FIT_MM = TILE_MM + 10.0  # the square around a tile candidate its homography is exact on
+_FIT_REACH_MM = 3.0  # how far a tile's outline fit moves from its start
+_LOPSIDED_REACH_MM = 6.0  # ... when a tile not read surely is fitted again (see Detector._refit_lopsided)
+_LOPSIDED = 0.5  # an outline whose opposite sides' support differs by this much is lopsided
 _COIN_FIT_MM = COIN_MM + 8.0
 _TEACH_SHRINK_MM = 7.0  # teach photos: the fit looks for any square outline this much smaller (a printed frame)
 _FAINT_SEEDS = 12  # candidates without an outline read by their face alone, at most
@@ -349,11 +352,14 @@ class Detector:
 
     # -- tiles -----------------------------------------------------------------------------------------------
     def _fit_tiles(self, gradients: tuple[np.ndarray, np.ndarray], centres: np.ndarray,
-                   angles: np.ndarray) -> list[tuple[_Pose, TileFit]]:
-        """Each candidate's outline fitted in the raw frame: its corrected pose and the fit."""
+                   angles: np.ndarray, reach_mm: float = _FIT_REACH_MM) -> list[tuple[_Pose, TileFit]]:
+        """Each candidate's outline fitted in the raw frame (within ``reach_mm`` of it): its corrected pose and
+        the fit."""
         height = self.profile.tile_thickness_mm
-        homographies = piece_homographies(self.calibration, centres, angles, height, _TILE_FIT_MM)
-        fits = fit_tiles(gradients, homographies, TILE_MM, shrink_mm=self.profile.tile_frame_mm + 1.0)
+        homographies = piece_homographies(self.calibration, centres, angles, height, _TILE_FIT_MM + 2.0 * (
+            reach_mm - _FIT_REACH_MM))
+        fits = fit_tiles(gradients, homographies, TILE_MM, reach_mm=reach_mm,
+                         shrink_mm=self.profile.tile_frame_mm + 1.0)
         rights, downs = piece_axes(np.asarray(angles, float).reshape(-1))
         # all poses at once: the same elementwise sums and products, in the same order, as one pose at a time
         shifts = np.array([[fit.du_mm, fit.dv_mm, fit.dangle_deg] for fit in fits]).reshape(-1, 3)
@@ -518,6 +524,7 @@ class Detector:
         second = self._refit_around(image, shapes, unread_places, findings)
         findings += second
         best = _best_tiles(findings)
+        best = self._refit_lopsided(image, shapes, best)
         best = self._snap_half_off(image, best)
         best = self._mark_look(image, best)
         if second:  # a second look's tile left unclear by its rank mark too: dropped (see _refit_around)
@@ -623,6 +630,41 @@ class Detector:
         return [f for f in self._read_poses(image, [p for p, _ in found], [f for _, f in found], [False] * len(found),
                                             np.ones(len(found), bool))
                 if f.reading.status == "ok" or (f.reading.status == "unclear" and f.reading.close)]
+
+    def _refit_lopsided(self, image: np.ndarray, shapes: Shapes, best: list[_TileFinding]) -> list[_TileFinding]:
+        """Tiles not read surely whose outline is lopsided (one side on an edge, the opposite one on hardly
+        anything), fitted again with twice the reach and read again (searched around): the new pose is kept
+        only where its outline shows all four sides half or more, it lies on no other tile found, and its face
+        reads surely. The matched filter's candidate is pulled towards a strong edge nearby: on the README's
+        photo (fixtures/scenes/easy_slider.jpg) the a3 suns 5, white on the white sheet, got its candidate 5 mm
+        towards the sheet's edge (wood beyond it) and a 3 mm reach took that edge for its left side, its right
+        side on nothing; the crop was read "partly hidden". Only tiles left unsure are looked at, after the
+        grid has grown: a tile read surely, and the grid's growth from tiles with a faint outline, are as
+        before (fitting every lopsided candidate farther made classic Easy Slider state 100's faint-edged
+        tiles complete, and the grid no longer grew from them to two bottom-row tiles beside the markers)."""
+        todo = [i for i, f in enumerate(best) if f.reading.status != "ok" and _lopsided(f.support)]
+        if not todo:
+            return best
+        refits = self._fit_tiles(shapes.gradients, np.array([best[i].pose.centre for i in todo]),
+                                 np.array([best[i].pose.angle_deg for i in todo]), reach_mm=_LOPSIDED_REACH_MM)
+        others = np.array([f.pose.centre for f in best])
+        keep = []
+        for i, (pose, fit) in zip(todo, refits, strict=True):
+            if min(fit.support) < 0.5 or self._open_off_sheet(pose, fit.support):
+                continue
+            distances = np.hypot(*(others - pose.centre).T)
+            distances[i] = np.inf
+            if np.min(distances) >= 0.8 * TILE_MM:
+                keep.append((i, pose, fit))
+        if not keep:
+            return best
+        again = self._read_poses(image, [pose for _, pose, _ in keep], [fit.support for _, _, fit in keep],
+                                 [False] * len(keep), np.ones(len(keep), bool))
+        out = list(best)
+        for (i, _, _), finding in zip(keep, again, strict=True):
+            if finding.reading.status == "ok":
+                out[i] = finding
+        return out
 
     def _read_drifted(self, image: np.ndarray, places: list[_Pose], findings: list[_TileFinding]
                       ) -> list[_TileFinding]:
@@ -1141,6 +1183,13 @@ def _between(point: np.ndarray, outlines: np.ndarray) -> bool:
         return False
     unit = half / np.hypot(half[:, 0], half[:, 1])[:, None]
     return bool(np.min(unit @ unit.T) < -0.9)  # two of them facing each other across the point
+
+
+def _lopsided(support: tuple[float, float, float, float]) -> bool:
+    """Whether an outline's support differs by ``_LOPSIDED`` or more between two opposite sides (left and right,
+    top and bottom): one side on an edge, the other on hardly anything."""
+    left, right, top, bottom = support
+    return abs(left - right) >= _LOPSIDED or abs(top - bottom) >= _LOPSIDED
 
 
 def _best_tiles(findings: list[_TileFinding]) -> list[_TileFinding]:
