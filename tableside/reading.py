@@ -1412,8 +1412,7 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
 
 #: A figure's doubts that leave it surely a figure (a pawn or a die) standing there: its die face, its kind
 #: between pawn and die, its colour. Not a face "darker than the face (a print?)": that doubts a figure at all.
-_PAWN_OR_DIE_DOUBTS = ("die face unreadable", "die face unclear", "colour unclear",
-                       "kind unclear: a pawn or a die (a die's face is seen on its top)")
+_PAWN_OR_DIE_DOUBTS = ("die face unreadable", "die face unclear", "colour unclear", "kind unclear: a pawn or a die")
 
 
 def _only_pawn_or_die_unclear(p: DetectedPiece) -> bool:
