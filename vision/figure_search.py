@@ -107,6 +107,18 @@ _PAWN_FACE_SUPPORT = 0.7
 # ... not looked for on a pawn outlined this well (a die fitted as a pawn was outlined 0.79 at most on those frames;
 # most real pawns 0.9-1.0): the search costs 27 quick die fits a pawn
 _PAWN_CLEAR_SUPPORT = 0.88
+# A pawn's plastic lies inside the pawn fitted to it: the pawn model is a body of revolution fitted on the frame
+# through the calibration, and a peg pawn fitted even weakly leaves none of its colour around it. A die taken for a
+# pawn (its square top and sides are not the pawn's outline) shows its plastic beyond the pawn's silhouette (a corner
+# of the top face): where dice are looked for too, a pawn with more than _PLASTIC_BEYOND of the pixels of its
+# colour around it (within _PLASTIC_AROUND_MM, chromaticity within 0.2, brightness within 1.6x, not the table's
+# chromaticity) outside its silhouette is "a pawn or a die". Dice scenes (dev seeds 500-511; default, classic):
+# 0.000 on every real peg pawn asked (outlined 0.62-0.96); dice fitted as pawns 0.03-0.5 (the classic crowns die on
+# seed 603, read surely as a pawn before: 0.18). A meeple (the hand-made pawn) is no body of revolution: 0.03-0.17,
+# and such a piece is unclear to the pawn model as well (no meeple model): "a pawn or a die".
+_PLASTIC_BEYOND = 0.05
+_PLASTIC_AROUND_MM = 5.0
+_PLASTIC_BEYOND_REASON = "kind unclear: a pawn or a die (its plastic reaches beyond the pawn fitted)"
 # A black (colourless) die's top is darker than the table beside it: its body over the table's brightness was 0.15-0.48
 # on the real black dice of rendered dice scenes (0.69 for the classic edition's purple Moons), while white paper or a
 # coin between coins fitted as a die and read as a blank black one showed 1.07-1.33 (a shadow next to it took the
@@ -676,6 +688,9 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
             _die_face_where(search, blob, crop, best, cands[1:]), best):
         piece = replace(piece, uncertain=True, confidence=min(piece.confidence, 0.5),
                         reason="kind unclear: a pawn or a die (a die's face is seen on its top)")
+    elif (piece.kind is Kind.PAWN and not piece.uncertain and "die" in search.kinds
+          and _outline_support(best) < _PAWN_CLEAR_SUPPORT and _plastic_beyond(search, best) > _PLASTIC_BEYOND):
+        piece = replace(piece, uncertain=True, confidence=min(piece.confidence, 0.5), reason=_PLASTIC_BEYOND_REASON)
     if piece.uncertain and piece.reason not in (_RIDGES_REASON, _SHADOW_REASON):  # (those are pieces: keep them)
         # Poorly outlined and colourless, or hardly outlined at all, with nothing in front of it: a streak of
         # wood grain, a glint or a printed mark rather than a piece.
@@ -864,6 +879,42 @@ def _die_face_where(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Ca
             continue
         best = face
     return best
+
+
+def _plastic_beyond(search: FigureSearch, pawn: _Candidate) -> float:
+    """The share of the frame's pixels of a fitted pawn's plastic colour (the median of its silhouette's middle)
+    around it (within ``_PLASTIC_AROUND_MM``) that lie outside its silhouette (see _PLASTIC_BEYOND)."""
+    outline = pawn.fit.outline_px
+    seen = _inside_pixels(search.image, outline, 0.5)
+    if len(seen) == 0:
+        return 0.0
+    plastic = np.log(np.maximum(np.median(seen, axis=0).astype(np.float64), 4.0))
+    x, y = pawn.fit.pose[:2]
+    try:
+        ppm = float(search.calibration.px_per_mm_at(np.array([x, y])))
+    except (ValueError, np.linalg.LinAlgError):
+        ppm = 2.0
+    grow = int(math.ceil(_PLASTIC_AROUND_MM * ppm))
+    h, w = search.image.shape[:2]
+    x0, y0 = np.floor(outline.min(axis=0)).astype(int) - grow
+    x1, y1 = np.ceil(outline.max(axis=0)).astype(int) + grow
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    logs = np.log(np.maximum(search.image[y0:y1, x0:x1].astype(np.float64), 4.0))
+    ys, xs = np.mgrid[y0:y1, x0:x1]
+    table = search.background_at(np.column_stack([xs.ravel(), ys.ravel()]).astype(np.float64))
+    table = np.log(np.maximum(np.asarray(table, np.float64).reshape(logs.shape), 4.0))
+    chroma = logs - logs.mean(axis=2, keepdims=True)
+    same = ((np.linalg.norm(chroma - (plastic - plastic.mean()), axis=2) <= 0.2)
+            & (np.abs(logs.mean(axis=2) - plastic.mean()) <= math.log(1.6))
+            & (np.linalg.norm(chroma - (table - table.mean(axis=2, keepdims=True)), axis=2) > 0.12))
+    total = int(same.sum())
+    if total == 0:
+        return 0.0
+    inside = np.zeros(same.shape, np.uint8)
+    cv2.fillPoly(inside, [np.round((outline - (x0, y0)) * 16).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
+    return float((same & (inside == 0)).sum()) / total
 
 
 def _same_plastic(a: np.ndarray, b: np.ndarray, max_chroma: float = 0.2, max_ratio: float = 1.6) -> bool:

@@ -49,11 +49,14 @@ def _sure_figures_right(detection, truth) -> list[str]:
 @pytest.mark.parametrize("name,seed", [("easy-slider", 2), ("trampo-land", 92)])
 def test_a_light_blue_hand_made_pawn_is_arms_not_crowns(name, seed):
     """The hand-made edition's light blue (Arms) meeple: teach measured it nearly grey on the paper (its shadow
-    counted), which left the blue pawns nearest to green Crowns; its die's colour is the suit's reference too."""
+    counted), which left the blue pawns nearest to green Crowns; its die's colour is the suit's reference too.
+    Where dice are looked for too (Trampo-Land), a meeple may be reported "a pawn or a die" (no meeple model: its
+    plastic reaches beyond the peg pawn fitted), but its colour is read: Arms, never unclear."""
     detection, truth = _read(name, "hand-made", seed)
     assert _sure_figures_right(detection, truth) == []
     arms = [t for t in truth if t["kind"] == "pawn" and t["suit"] == "arms"]
-    read = [p for p in detection.pieces if p.kind.value == "pawn" and p.suit is not None and p.suit.value == "arms"]
+    read = [p for p in detection.pieces + detection.uncertain if p.kind.value == "pawn" and p.suit is not None
+            and p.suit.value == "arms" and (not p.uncertain or (name != "easy-slider" and "colour" not in p.reason))]
     assert arms and any(math.hypot(p.x_mm - t["x_mm"], p.y_mm - t["y_mm"]) < 3.0 for t in arms for p in read), \
         [(p.kind.value, p.suit, round(p.x_mm), round(p.y_mm), p.reason) for p in detection.pieces + detection.uncertain]
 
@@ -207,11 +210,14 @@ def test_a_classic_die_whose_top_is_a_ring_is_no_sure_pawn():
     """Classic edition, dice and pawns on a coin grid (seed 603): the moons die (a null: the classic null is a ring)
     standing on its coin fitted the pawn model better and was reported surely as a pawn. The die model fitted around
     it reads the ring (0.84), but only from fits off the pawn's centre, where a blank null does not count (a peg's
-    round head looks as blank); a ring is a mark, matched like a numeral: it counts from any fit."""
+    round head looks as blank); a ring is a mark, matched like a numeral: it counts from any fit.
+    The crowns die there (a dim ring, white on gold, on a beige coin) also fitted the pawn model better, and no face
+    reads on its top: but its gold plastic reaches beyond the pawn fitted (a corner of its top face, 0.18 of the
+    gold around it; real peg pawns 0.000), so it is "a pawn or a die", not a sure pawn."""
     detection, truth = _dice_on_coins("classic", 603)
-    moons = next(t for t in truth if t["kind"] == "die" and t["suit"] == "moons" and t["top"] == 0)
-    near = [p for p in detection.pieces + detection.uncertain
-            if math.hypot(p.x_mm - moons["x_mm"], p.y_mm - moons["y_mm"]) < 3.0]
-    assert near and all(p.uncertain or p.kind.value == "die" for p in near), [(p.kind, p.reason) for p in near]
-    wrong = _sure_figures_right(detection, truth)
-    assert not any("moons" in w for w in wrong), wrong
+    for suit in ("moons", "crowns"):
+        die = next(t for t in truth if t["kind"] == "die" and t["suit"] == suit and t["top"] == 0)
+        near = [p for p in detection.pieces + detection.uncertain
+                if math.hypot(p.x_mm - die["x_mm"], p.y_mm - die["y_mm"]) < 3.0]
+        assert near and all(p.uncertain or p.kind.value == "die" for p in near), [(p.kind, p.reason) for p in near]
+    assert _sure_figures_right(detection, truth) == []
