@@ -524,7 +524,7 @@ class Detector:
         second = self._refit_around(image, shapes, unread_places, findings)
         findings += second
         best = _best_tiles(findings)
-        best = self._refit_lopsided(image, shapes, best)
+        best = self._refit_lopsided(image, shapes, best, findings)
         best = self._snap_half_off(image, best)
         best = self._mark_look(image, best)
         if second:  # a second look's tile left unclear by its rank mark too: dropped (see _refit_around)
@@ -631,39 +631,64 @@ class Detector:
                                             np.ones(len(found), bool))
                 if f.reading.status == "ok" or (f.reading.status == "unclear" and f.reading.close)]
 
-    def _refit_lopsided(self, image: np.ndarray, shapes: Shapes, best: list[_TileFinding]) -> list[_TileFinding]:
-        """Tiles not read surely whose outline is lopsided (one side on an edge, the opposite one on hardly
-        anything), fitted again with twice the reach and read again (searched around): the new pose is kept
-        only where its outline shows all four sides half or more, it lies on no other tile found, and its face
-        reads surely. The matched filter's candidate is pulled towards a strong edge nearby: on the README's
-        photo (fixtures/scenes/easy_slider.jpg) the a3 suns 5, white on the white sheet, got its candidate 5 mm
-        towards the sheet's edge (wood beyond it) and a 3 mm reach took that edge for its left side, its right
-        side on nothing; the crop was read "partly hidden". Only tiles left unsure are looked at, after the
-        grid has grown: a tile read surely, and the grid's growth from tiles with a faint outline, are as
-        before (fitting every lopsided candidate farther made classic Easy Slider state 100's faint-edged
-        tiles complete, and the grid no longer grew from them to two bottom-row tiles beside the markers)."""
-        todo = [i for i, f in enumerate(best) if f.reading.status != "ok" and _lopsided(f.support)]
+    def _refit_lopsided(self, image: np.ndarray, shapes: Shapes, best: list[_TileFinding],
+                        findings: list[_TileFinding]) -> list[_TileFinding]:
+        """Tiles not read surely, and clear outlines read as nothing on no tile found, whose outline is lopsided
+        (one side on an edge, the opposite one on hardly anything): fitted again from a start moved towards the
+        weak side, with twice the reach, and read again (searched around). A new pose is kept only where its
+        outline shows all four sides half or more, it lies on no other tile found, and its face reads surely.
+        The matched filter's candidate is pulled towards a strong edge nearby: on the README's photo
+        (fixtures/scenes/easy_slider.jpg) the a3 suns 5, white on the white sheet, got its candidate 5 mm towards
+        the sheet's edge (wood beyond it), and a 3 mm reach took that edge for its left side, its right side on
+        nothing: the crop was read "partly hidden" (classic Easy Slider board 511's moons 3: 8 mm off, read as
+        nothing). Only tiles left unsure are looked at, after the grid has grown: a tile read surely, and the
+        grid's growth from tiles with a faint outline, are as before (fitting every lopsided candidate farther
+        made classic Easy Slider state 100's faint-edged tiles complete, and the grid no longer grew from them to
+        two bottom-row tiles beside the markers)."""
+        unsure = [i for i, f in enumerate(best) if f.reading.status != "ok" and _lopsided(f.support)]
+        tiles = np.array([f.pose.centre for f in best]).reshape(-1, 2)
+        outlines = [f for f in findings if f.reading.status == "none" and _outline_usable(f.support)
+                    and _lopsided(f.support) and not self._on_marker(f.pose.centre)
+                    and (not len(tiles) or np.min(np.hypot(*(tiles - f.pose.centre).T)) >= 0.8 * TILE_MM)]
+        outlines = [outlines[i] for i in _apart([f.pose.centre for f in outlines], 0.6 * TILE_MM)]
+        todo = [best[i] for i in unsure] + outlines
         if not todo:
             return best
-        refits = self._fit_tiles(shapes.gradients, np.array([best[i].pose.centre for i in todo]),
-                                 np.array([best[i].pose.angle_deg for i in todo]), reach_mm=_LOPSIDED_REACH_MM)
-        others = np.array([f.pose.centre for f in best])
+        starts = []
+        for f in todo:
+            right, down = piece_axes(f.pose.angle_deg)
+            left_s, right_s, top_s, bottom_s = f.support
+            shift = np.zeros(2)
+            if abs(left_s - right_s) >= _LOPSIDED:
+                shift += _FIT_REACH_MM * (right if right_s < left_s else -right)
+            if abs(top_s - bottom_s) >= _LOPSIDED:
+                shift += _FIT_REACH_MM * (down if bottom_s < top_s else -down)
+            starts.append(f.pose.centre + shift)
+        refits = self._fit_tiles(shapes.gradients, np.array(starts), np.array([f.pose.angle_deg for f in todo]),
+                                 reach_mm=_LOPSIDED_REACH_MM)
+        owners = unsure + [-1] * len(outlines)
         keep = []
-        for i, (pose, fit) in zip(todo, refits, strict=True):
-            if min(fit.support) < 0.5 or self._open_off_sheet(pose, fit.support):
+        for owner, (pose, fit) in zip(owners, refits, strict=True):
+            if not _outline_usable(fit.support) or self._open_off_sheet(pose, fit.support):
                 continue
-            distances = np.hypot(*(others - pose.centre).T)
-            distances[i] = np.inf
-            if np.min(distances) >= 0.8 * TILE_MM:
-                keep.append((i, pose, fit))
+            distances = np.hypot(*(tiles - pose.centre).T)
+            if owner >= 0:
+                distances[owner] = np.inf
+            if np.min(distances, initial=np.inf) >= 0.8 * TILE_MM and all(
+                    np.hypot(*(pose.centre - p.centre)) >= 0.8 * TILE_MM for _, p, _ in keep):
+                keep.append((owner, pose, fit))
         if not keep:
             return best
         again = self._read_poses(image, [pose for _, pose, _ in keep], [fit.support for _, _, fit in keep],
                                  [False] * len(keep), np.ones(len(keep), bool))
         out = list(best)
-        for (i, _, _), finding in zip(keep, again, strict=True):
-            if finding.reading.status == "ok":
-                out[i] = finding
+        for (owner, _, _), finding in zip(keep, again, strict=True):
+            if finding.reading.status != "ok":
+                continue
+            if owner >= 0:
+                out[owner] = finding
+            else:
+                out.append(finding)
         return out
 
     def _read_drifted(self, image: np.ndarray, places: list[_Pose], findings: list[_TileFinding]

@@ -140,3 +140,21 @@ def test_a_bottom_row_beside_the_markers_is_found_from_a_grid_of_faint_outlines(
     for x, y in ((35, 335), (90, 335)):
         assert len(_tiles_at(detection, x, y)) == 1, (x, y)
     assert read_state(detection, "easy-slider").text == case.text
+
+
+@pytest.mark.parametrize("edition, seed, x, y", [
+    # the candidate lay 8.5 mm right of the moons 3 (towards a strong edge), its fit took that edge for the
+    # right side with the left on nothing (support 0.14 / 0.86) and read nothing; the lattice's place, 5 mm
+    # below the tile, was fitted 8 mm off: the tile was missed
+    ("classic", 511, 261, 106),
+])
+def test_an_outline_pulled_towards_a_strong_edge_is_fitted_again_from_its_weak_side(edition, seed, x, y):
+    """A clear outline read as nothing, on no tile found, whose fit is lopsided (one side on an edge, the opposite
+    one on hardly anything) is fitted again from a start 3 mm towards its weak side with twice the reach, and
+    read there: kept only where its face reads surely and it lies on no other tile."""
+    profile = taught_profile(edition)
+    frame = easy_slider_frame(seed, edition=edition)
+    detection = _detect(frame, profile)
+    assert len(_tiles_at(detection, x, y)) == 1
+    result = score(detection, frame, profile)
+    assert result.wrong == 0 and result.extra == 0, result.notes
