@@ -661,7 +661,9 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
                       for s_, r_ in value_labels]
                      + [COIN_SHARPNESS_SHARE * label_sharpness[_coin_key("suit", s_, None)] for s_, _ in suit_labels])
     coin_margins = _coin_impostors(coin_pieces, coin_templates, rng, least)
-    twins = _coin_twins(value_plain, suit_plain, value_labels, value_templates, suit_templates)
+    # its own random stream (the twins' steadiness copies): the rest of the profile stays what it was
+    twins = _coin_twins(value_plain, suit_plain, value_labels, value_templates, suit_templates, value_grid,
+                        suit_grid, np.random.default_rng([seed, 11]))
     coin_values = ClassModel(tuple(value_labels), value_templates, v_score, v_margin,
                              tuple(float(m) for m in coin_margins[: len(value_labels)]), float(np.median(v_right[0])))
     rim_taps = _coin_rim_taps([p for grid in (value_grid, suit_grid) for row in grid for p in row])
@@ -722,15 +724,21 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
 
 _TWIN_LIKE = 0.8  # a value-side ace whose template correlates this much with its suit side's is its twin (the reader's)
 _TWIN_TEMPLATES = 2  # the first suit sides of a row tried as the symbol: the one its row's others fit most alike
+_TWIN_COPIES = 6  # augmented copies of the ace, and of two other suit sides, fitted to see how steady the size is
 
 
 def _coin_twins(value_plain: list[list[np.ndarray]], suit_plain: list[list[np.ndarray]], value_labels: list,
-                value_templates: np.ndarray, suit_templates: np.ndarray) -> dict[str, dict[str, Any]]:
+                value_templates: np.ndarray, suit_templates: np.ndarray, value_grid: list[list[TeachPiece]],
+                suit_grid: list[list[TeachPiece]], rng: np.random.Generator) -> dict[str, dict[str, Any]]:
     """Per suit whose value-side ace is its suit side's twin (a symbol ace: the two templates correlate >= 0.8),
     the size references that tell them apart (:mod:`vision.coin_twins`): the suit side's symbol
     (:func:`coin_symbol_level` of one of the S block's six coins: the one the others fit most alike), the other
     suit sides' median fitted scale against it, and the ace's (V block). Measured from the photos, not assumed:
-    a set's ace may be printed at any size. No random stream is drawn (the rest of the profile is unchanged)."""
+    a set's ace may be printed at any size. And how steady the size is: ``unsteady``, the larger standard
+    deviation of q (0 at the ace's scale, 1 at the suit sides') over augmented copies (moved, turned, blurred,
+    lit otherwise) of the ace and of two other suit sides. A sun's thin rays fit loosely: classic and bold suns
+    1.1-3.5, the other suits 0.08-0.37; the game frames' suns overlapped (classic aces fitted up to q 0.83, suit
+    sides down to -1.1). ``rng`` is the copies' own stream (the rest of the profile is unchanged)."""
     out: dict[str, dict[str, Any]] = {}
     for r, suit in enumerate(SUITS):
         key = (suit, 1)
@@ -749,9 +757,17 @@ def _coin_twins(value_plain: list[list[np.ndarray]], suit_plain: list[list[np.nd
             if best is None or float(np.std(scales)) < best[0]:
                 best = (float(np.std(scales)), level, template, float(np.median(scales)))
         spread, level, template, suit_scale = best
-        ace = fit_coin_symbol(value_plain[r][1], template, crop_blur_mm=SYMBOL_CROP_BLUR_MM)
-        out[suit.value] = {"ace": round(ace.scale, 4), "suit": round(suit_scale, 4), "spread": round(spread, 4),
-                           "symbol": np.round(level, 3).tolist()}
+        ace = fit_coin_symbol(value_plain[r][1], template, crop_blur_mm=SYMBOL_CROP_BLUR_MM).scale
+        gap = suit_scale - ace
+        aces = _coin_augment(value_grid[r][1], _TWIN_COPIES + 1, rng)[1:]
+        sides = np.concatenate([_coin_augment(p, _TWIN_COPIES // 2 + 1, rng)[1:] for p in suit_grid[r][2:4]])
+        unsteady = float("inf")
+        if gap > 0:
+            q = [[(fit_coin_symbol(c, template, crop_blur_mm=SYMBOL_CROP_BLUR_MM).scale - ace) / gap for c in copies]
+                 for copies in (aces, sides)]
+            unsteady = max(float(np.std(q[0])), float(np.std(q[1])))
+        out[suit.value] = {"ace": round(ace, 4), "suit": round(suit_scale, 4), "spread": round(spread, 4),
+                           "unsteady": round(min(unsteady, 99.0), 3), "symbol": np.round(level, 3).tolist()}
     return out
 
 

@@ -51,6 +51,7 @@ from calibration.profile import (
 )
 from rules.pieces import Suit
 from vision import coin_twins
+from vision.coin_twins import ACE_TO as TWIN_ACE_TO
 from vision.coin_twins import ACE_UNTIL as TWIN_ACE_UNTIL
 from vision.coin_twins import SUIT_DOWN_TO as TWIN_SUIT_DOWN_TO
 from vision.coin_twins import SUIT_FROM as TWIN_SUIT_FROM
@@ -996,11 +997,12 @@ class CoinReader:
     def _by_size(self, reading: Reading, per_label: np.ndarray, best: int, crop: np.ndarray) -> Reading:
         """A twin's reading (a symbol ace or its suit side) checked by the printed symbol's size
         (:mod:`vision.coin_twins`): an unclear coin that could be exactly the two twins is read as the suit side
-        when its symbol is as large as the taught suit side's; a sure twin whose size says the other twin (a window
-        off centre changes the polar features faster than the size: a classic moons suit side read 1-1.5 mm off
-        as a sure ace) becomes unclear, naming both."""
+        when its symbol is as large as the taught suit side's, as the ace when as small as the taught ace's (an
+        "unclear" band between); a sure twin whose size says the other twin (a window off centre changes the polar
+        features faster than the size: a classic moons suit side read 1-1.5 mm off as a sure ace) becomes unclear,
+        naming both."""
         if reading.status == "unclear":
-            if not coin_twins.READ_SUIT_SIDES:
+            if not coin_twins.READ_BY_SIZE:
                 return reading
             could_be = reading.could_be
             if len(could_be) != 2 or len({suit for suit, _, _ in could_be}) != 1 \
@@ -1008,10 +1010,14 @@ class CoinReader:
                 return reading
             suit = could_be[0][0]
             verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, suit)
-            if verdict.side != "suit":
+            if verdict.side is None:
                 return reading
-            confidence = 0.5 + 0.25 * float(np.clip((verdict.q - TWIN_SUIT_FROM) / 0.4, 0.0, 1.0))
-            return Reading("ok", "suit", suit, None, reading.angle_deg, reading.score, reading.margin, confidence)
+            # past the decision by up to a third of the taught gap: confidence 0.5 to 0.75 (a size, not a picture)
+            beyond = verdict.q - TWIN_SUIT_FROM if verdict.side == "suit" else TWIN_ACE_TO - verdict.q
+            confidence = 0.5 + 0.25 * float(np.clip(beyond / 0.3, 0.0, 1.0))
+            rank = None if verdict.side == "suit" else 1
+            return Reading("ok", verdict.side, suit, rank, reading.angle_deg, reading.score, reading.margin,
+                           confidence)
         if reading.status != "ok" or best not in self.twin_of:
             return reading
         verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, reading.suit)
