@@ -1016,8 +1016,11 @@ class CoinReader:
             beyond = verdict.q - TWIN_SUIT_FROM if verdict.side == "suit" else TWIN_ACE_TO - verdict.q
             confidence = 0.5 + 0.25 * float(np.clip(beyond / 0.3, 0.0, 1.0))
             rank = None if verdict.side == "suit" else 1
-            return Reading("ok", verdict.side, suit, rank, reading.angle_deg, reading.score, reading.margin,
-                           confidence)
+            sized = Reading("ok", verdict.side, suit, rank, reading.angle_deg, reading.score, reading.margin,
+                            confidence)
+            # a crop far blurrier than the taught coins stays unclear naming both (the sharpness gate would call it
+            # "too blurred" and drop the twins a game's rules can choose between: bold Slides of Action 1, 2,2)
+            return sized if self._gated(sized, crop[0] if crop.ndim == 4 else crop).status == "ok" else reading
         if reading.status != "ok" or best not in self.twin_of:
             return reading
         verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, reading.suit)
