@@ -51,6 +51,7 @@ from calibration.profile import (
 )
 from rules.pieces import Suit
 from vision import coin_twins
+from vision.coin_ink import ACHROMATIC_MAX, achromatic_suits, ink_chroma
 from vision.coin_twins import ACE_TO as TWIN_ACE_TO
 from vision.coin_twins import ACE_UNTIL as TWIN_ACE_UNTIL
 from vision.coin_twins import SUIT_DOWN_TO as TWIN_SUIT_DOWN_TO
@@ -719,6 +720,8 @@ class CoinReader:
                     self.twin_of[i], self.twin_of[j] = j, i
         # the symbol's size, taught per twin suit (profiles taught before it have none: twins stay unclear)
         self.twin_sizes = TwinSizes(profile.taught) if self.twin_of else None
+        # the suits printed in black ink (moons in the default and bold editions): see _by_ink
+        self.achromatic = achromatic_suits(self.labels, templates.reshape(len(rows), -1))
 
     def read_aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int]]:
         """Read a crop ``margin`` pixels wider on each side than a coin crop at each likely label's own best window
@@ -854,7 +857,7 @@ class CoinReader:
         return model.typical_score is not None and reading.score < model.typical_score - _COIN_DEGRADED
 
     def _gated(self, reading: Reading, crop: np.ndarray) -> Reading:
-        if reading.status != "ok" or reading.rank == 0:
+        if reading.status != "ok" or (reading.rank == 0 and not self._suit_from_mark(reading)):
             return reading
         suit = reading.suit.value if reading.suit else "-"
         key = f"{reading.side}:{suit}:{'-' if reading.rank is None else reading.rank}"
@@ -868,6 +871,17 @@ class CoinReader:
             return Reading("unclear", reading.side, None, None, reading.angle_deg, reading.score, reading.margin,
                            min(reading.confidence, 0.49), "too blurred")
         return reading
+
+    def _suit_from_mark(self, reading: Reading) -> bool:
+        """Whether a null reading's suit comes from a printed mark's colour (a dot, ring or slash in the suit's ink:
+        bold): a mark of a few pixels whose colour blur and a JPEG's half-resolution colour fade towards black (a
+        bold crowns or suns null at 1 px/mm read surely as moons 0 though its dot still showed the null). Such a
+        reading is held to its face's taught sharpness as a numeral's is; a blank null (its suit from the printed
+        rim) and a null of a black-printed value side (no suit) are not."""
+        if reading.suit is None:
+            return False
+        label = self.labels.index((reading.side, reading.suit, reading.rank))
+        return label not in self.blank_set
 
     def _maybe_coin(self, polar: np.ndarray, corr: np.ndarray) -> np.ndarray:
         best = corr.max(axis=(1, 2))
@@ -964,6 +978,8 @@ class CoinReader:
         reading = self._judge_faces(per_label, best, shift, crop)
         if self.twin_sizes:
             reading = self._by_size(reading, per_label, best, crop)
+        if self.achromatic:
+            reading = self._by_ink(reading, per_label, crop)
         if reading.status == "ok" and face_share(crop[0] if crop.ndim == 4 else crop) < _FACE_SHARE_MIN:
             # no face colour around the print: not a coin (a hand-made meeple's orange head over wood read as a
             # sure suns coin at confidence 1.0 for its orange middle, Easy Slider hand-made 504)
@@ -1032,6 +1048,26 @@ class CoinReader:
         could_be = tuple((suit, rank, side) for side, suit, rank in (self.labels[k] for k in order))
         return Reading("unclear", reading.side, None, None, reading.angle_deg, reading.score, reading.margin,
                        min(reading.confidence, 0.49), "face unclear", could_be=could_be)
+
+    def _by_ink(self, reading: Reading, per_label: np.ndarray, crop: np.ndarray) -> Reading:
+        """A sure reading in a suit printed in black ink must show black ink (:mod:`vision.coin_ink`): blur mixes a
+        coloured numeral with the light face, its log colour ratios fade towards black, and at 1 px/mm a blue
+        "arms 2" correlated best with "moons 2" (bench_conditions' coin grids at 820x616: default 1 and bold 5
+        sure and wrong). The ink's colour measured in linear ratios to the face, which blur shortens but does not
+        turn, tells it: a reading of a black suit whose ink shows colour becomes "face unclear", naming the same
+        face in the coloured suits."""
+        if reading.status != "ok" or reading.suit not in self.achromatic:
+            return reading
+        chroma = ink_chroma(crop[0] if crop.ndim == 4 else crop)
+        if not chroma > ACHROMATIC_MAX:  # black ink, or no ink darker than the face to measure (NaN)
+            return reading
+        same = [k for k, (side, suit, rank) in enumerate(self.labels)
+                if side == reading.side and rank == reading.rank and suit is not None and suit not in self.achromatic]
+        same.sort(key=lambda k: -per_label[k])
+        could_be = tuple((suit, rank, side) for side, suit, rank in (self.labels[k] for k in same))
+        return Reading("unclear", reading.side, None, None, reading.angle_deg, reading.score, reading.margin,
+                       min(reading.confidence, 0.49), "face unclear",
+                       could_be=could_be if 2 <= len(could_be) <= _COULD_BE_MOST else ())
 
     def _judge_faces(self, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray) -> Reading:
         order = np.argsort(-per_label)
