@@ -51,7 +51,7 @@ from calibration.profile import (
 )
 from rules.pieces import Suit
 from vision import coin_twins
-from vision.coin_ink import ACHROMATIC_MAX, achromatic_suits, ink_chroma
+from vision.coin_ink import ACHROMATIC_MAX, MARK_COLOUR_PX_PER_MM, achromatic_suits, ink_chroma
 from vision.coin_twins import ACE_TO as TWIN_ACE_TO
 from vision.coin_twins import ACE_UNTIL as TWIN_ACE_UNTIL
 from vision.coin_twins import SUIT_DOWN_TO as TWIN_SUIT_DOWN_TO
@@ -668,7 +668,10 @@ class MarkReader:
 class CoinReader:
     """Reads coin crops (n, COIN_CROP_PX, COIN_CROP_PX, 3) against a profile's value and suit sides."""
 
-    def __init__(self, profile: PieceSetProfile) -> None:
+    def __init__(self, profile: PieceSetProfile, px_per_mm: float | None = None) -> None:
+        """``px_per_mm``: the frame's scale (see :func:`vision.coin_ink.frame_px_per_mm`), or None (unknown):
+        below ``MARK_COLOUR_PX_PER_MM`` a null's mark read in a black suit is read without its suit."""
+        self.px_per_mm = px_per_mm
         self.labels: list[tuple[str, Suit | None, int | None]] = []
         rows = []
         self.min_score: dict[str, float] = {}
@@ -1055,9 +1058,17 @@ class CoinReader:
         "arms 2" correlated best with "moons 2" (bench_conditions' coin grids at 820x616: default 1 and bold 5
         sure and wrong). The ink's colour measured in linear ratios to the face, which blur shortens but does not
         turn, tells it: a reading of a black suit whose ink shows colour becomes "face unclear", naming the same
-        face in the coloured suits."""
+        face in the coloured suits. A null's mark (bold's dot) is too small for that in a frame coarser than
+        ``MARK_COLOUR_PX_PER_MM`` (its colour planes fade a coloured dot to black): where the reader knows the
+        frame's scale, such a null is read without its suit."""
         if reading.status != "ok" or reading.suit not in self.achromatic:
             return reading
+        if reading.rank == 0 and self.px_per_mm is not None and self.px_per_mm < MARK_COLOUR_PX_PER_MM \
+                and self._suit_from_mark(reading):
+            # a null's mark (a dot) in a coarse frame: its colour faded towards black there (bold crowns and suns
+            # nulls read as moons 0 at 1 px/mm, black as a black dot's): the null is sure, its suit is not
+            return Reading("ok", reading.side, None, 0, reading.angle_deg, reading.score, reading.margin,
+                           reading.confidence)
         chroma = ink_chroma(crop[0] if crop.ndim == 4 else crop)
         if not chroma > ACHROMATIC_MAX:  # black ink, or no ink darker than the face to measure (NaN)
             return reading

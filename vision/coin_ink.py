@@ -28,7 +28,8 @@ import numpy as np
 
 from calibration.profile import COIN_ANGLES, COIN_CROP_MM, COIN_RINGS
 
-__all__ = ["INK_BLUR_MM", "ACHROMATIC_MAX", "ink_chroma", "achromatic_suits", "template_chroma"]
+__all__ = ["INK_BLUR_MM", "ACHROMATIC_MAX", "MARK_COLOUR_PX_PER_MM", "ink_chroma", "achromatic_suits",
+           "template_chroma", "frame_px_per_mm"]
 
 INK_BLUR_MM = 1.0  # the crop is blurred this much first: more than a 4:2:0 JPEG's colour planes at 1 px/mm
 # Ink whose colour over darkness (linear ratios, see ink_chroma) is at most this is black; more, coloured. Measured
@@ -38,9 +39,22 @@ INK_BLUR_MM = 1.0  # the crop is blurred this much first: more than a 4:2:0 JPEG
 # or more (green crowns the least; numerals 0.45 or more); the coins read surely in the wrong suit at 1 px/mm,
 # blue arms numerals read as moons, 0.58-0.68.
 ACHROMATIC_MAX = 0.3
+# A null's mark (bold's dot, about 2.5 mm across) keeps its colour only where the frame's colour planes resolve it:
+# a 4:2:0 JPEG (and a Bayer sensor) samples colour every 2 frame pixels, 2 mm at 1 px/mm. Measured on the bold coin
+# grids (ink_chroma in the dot's middle): at 1.6-1.7 px/mm (colour cells of 1.2 mm) green crowns dots 0.32 or more
+# and black ones 0.19 at most; at 1 px/mm (2 mm cells) the green dots faded to 0.07-0.10, among the black ones'
+# 0.01-0.06. Below this scale a dot read as the black suit may be a coloured dot faded: its suit is not read.
+MARK_COLOUR_PX_PER_MM = 1.25
 _FACE_RING_MM = (6.6, 7.6)  # the face between the print and a printed rim (8.2 mm)
 _INK_DISC_MM = 6.4  # the print lies inside this radius
 _TEMPLATE_ACHROMATIC = 0.3  # a taught template whose colour over lightness (log features) is below this is black
+
+
+def frame_px_per_mm(calibration) -> float:
+    """The frame's scale (pixels per table mm) at the table point under the frame's centre: a camera's whole
+    view is within a few tenths of it (a preview stream's 1 px/mm, a full frame's 1.5-1.8)."""
+    centre = np.asarray(calibration.image_size, float).reshape(1, 2) / 2.0
+    return float(calibration.px_per_mm_at(calibration.pixel_to_table(centre).reshape(2)))
 
 
 @lru_cache(maxsize=2)
