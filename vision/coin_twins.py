@@ -36,12 +36,10 @@ import numpy as np
 from calibration.profile import SYMBOL_CROP_BLUR_MM, coin_symbol_template, fit_coin_symbol
 from rules.pieces import Suit
 
-# Read unclear twins by the symbol's size (both ways); off: they stay unclear naming both. Built, measured (dev
-# classic 84.5 -> 87.5 %, bold 82.0 -> 84.3 %; held out 84.8 -> 86.1 %, 83.2 -> 87.5 %; 0 wrong) but OFF: with it
-# tests/vision/test_coins.py's two could_be tests (test_classic_aces_and_suit_sides_name_both_readings,
-# test_bold_aces_and_suit_sides_name_their_twin_readings) find fewer uncertain twins than they ask for (6 of 7, 6 of
-# 8): they should read with it off. See the twins-11 handoff.
-READ_BY_SIZE = False
+# Read unclear twins by the symbol's size (both ways); off: they stay unclear naming both. Measured (dev classic
+# 84.5 -> 87.5 %, bold 82.0 -> 84.3 %; held out 84.8 -> 86.1 %, 83.2 -> 87.5 %; 0 wrong, 0 extra). tests/vision/
+# test_coins.py's could_be tests switch it off: they ask how the print alone names both twins.
+READ_BY_SIZE = True
 SUIT_FROM = 0.9  # a twin is read as its suit side from this q (the bench's aces: 0.71 at most) ...
 ACE_TO = 0.0  # ... and as its ace up to this q (the bench's suit sides: 0.21 at least)
 # A twin read surely by the polar features must fit its size: an ace below ACE_UNTIL, a suit side from
