@@ -58,6 +58,7 @@ from calibration.teach import (
 )
 from rules.pieces import COIN_MM, TILE_MM, Kind
 from vision.classify import SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, TileReader
+from vision.coin_ink import frame_px_per_mm
 from vision.coins import fit_coins
 from vision.crops import oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
@@ -220,7 +221,8 @@ class Detector:
         self.profile = profile if profile is not None else default_profile()
         self.view = TableView(calibration, px_per_mm=px_per_mm)
         self.tile_reader = TileReader(self.profile)
-        self.coin_reader = CoinReader(self.profile)
+        # the frame's scale: under 1.25 px/mm a null's small dot cannot show its colour (vision.coin_ink)
+        self.coin_reader = CoinReader(self.profile, px_per_mm=frame_px_per_mm(calibration))
         self.mark_reader = MarkReader(self.profile, self.tile_reader.labels)
         self.markers_mm = _sheet_markers(calibration)
         self.sheet_mm = _sheet_rect(calibration)
