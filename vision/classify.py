@@ -670,7 +670,8 @@ class CoinReader:
 
     def __init__(self, profile: PieceSetProfile, px_per_mm: float | None = None) -> None:
         """``px_per_mm``: the frame's scale (see :func:`vision.coin_ink.frame_px_per_mm`), or None (unknown):
-        below ``MARK_COLOUR_PX_PER_MM`` a null's mark read in a black suit is read without its suit."""
+        below ``MARK_COLOUR_PX_PER_MM`` a null's mark read in a black suit is read without its suit, and below
+        ``vision.coin_twins.SIZE_FROM_PX_PER_MM`` coin twins are not read by their symbol's size."""
         self.px_per_mm = px_per_mm
         self.labels: list[tuple[str, Suit | None, int | None]] = []
         rows = []
@@ -1021,7 +1022,8 @@ class CoinReader:
         features faster than the size: a classic moons suit side read 1-1.5 mm off as a sure ace) becomes unclear,
         naming both."""
         if reading.status == "unclear":
-            if not coin_twins.READ_BY_SIZE:
+            if not coin_twins.READ_BY_SIZE or (self.px_per_mm is not None
+                                               and self.px_per_mm < coin_twins.SIZE_FROM_PX_PER_MM):
                 return reading
             could_be = reading.could_be
             if len(could_be) != 2 or len({suit for suit, _, _ in could_be}) != 1 \

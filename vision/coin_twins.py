@@ -40,6 +40,10 @@ from rules.pieces import Suit
 # 84.5 -> 87.5 %, bold 82.0 -> 84.3 %; held out 84.8 -> 86.1 %, 83.2 -> 87.5 %; 0 wrong, 0 extra). tests/vision/
 # test_coins.py's could_be tests switch it off: they ask how the print alone names both twins.
 READ_BY_SIZE = True
+# The size is read only in frames of this scale or finer (pixels per table mm at the frame's centre): SUIT_FROM and
+# ACE_TO were measured on frames of 1.5-1.8 px/mm, and at 1 px/mm (an 820x616 preview stream) classic crowns suit
+# sides fitted as aces (bench_conditions --coin-grids 6: 3 read surely and wrongly)
+SIZE_FROM_PX_PER_MM = 1.4
 SUIT_FROM = 0.9  # a twin is read as its suit side from this q (the bench's aces: 0.71 at most) ...
 ACE_TO = 0.0  # ... and as its ace up to this q (the bench's suit sides: 0.21 at least)
 # A twin read surely by the polar features must fit its size: an ace below ACE_UNTIL, a suit side from

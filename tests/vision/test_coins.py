@@ -301,13 +301,15 @@ def test_the_sheets_small_print_at_a_faint_peak_of_a_coarse_frame_is_no_null_coi
     assert sum(p.kind == Kind.COIN for p in detection.pieces) >= 3, result.notes  # the row's 2, 3, 4, 5 (of 5)
 
 
-@pytest.mark.parametrize("edition, seed", [("default", 1005), ("bold", 1003)])
+@pytest.mark.parametrize("edition, seed", [("default", 1005), ("bold", 1003), ("classic", 1003), ("classic", 1005)])
 def test_coloured_coins_blurred_at_1_px_per_mm_are_not_read_surely_as_black(edition, seed):
     """bench_conditions' coin grids seen by the 820x616 preview camera (1 px/mm): blur mixes a few pixels of a
     coloured numeral or null dot with the light face, and the coin was read surely as moons, the black suit
     (default 1005: an arms 2 at confidence 1.0; bold 1003: a suns null and a crowns null). A black-suit reading
     must show black ink measured in linear ratios to the face (vision.coin_ink), and a null whose suit is its
-    dot's colour is held to its face's taught sharpness: these coins are uncertain, the rest still read."""
+    dot's colour is held to its face's taught sharpness: these coins are uncertain, the rest still read. Classic
+    1003 and 1005: a crowns suit side's symbol fitted as small as the ace's at 1 px/mm and was read surely as the ace
+    by its size; twins are read by size only in frames of 1.4 px/mm or finer (vision.coin_twins)."""
     from detect_scenes import taught_profile
     from tablescene import CameraSpec
 
@@ -323,7 +325,8 @@ def test_coloured_coins_blurred_at_1_px_per_mm_are_not_read_surely_as_black(edit
     detection = Detector(calibrate_from_sheet(frame.image), profile).detect(frame.image, kinds=("tile", "coin"))
     result = score(detection, frame, profile)
     assert result.wrong == 0 and result.extra == 0, result.notes
-    assert result.correct >= {"default": 5, "bold": 1}[edition], result.notes  # what was read rightly stays read
+    # what was read rightly stays read
+    assert result.correct >= {"default": 5, "bold": 1, "classic": 10}[edition], result.notes
 
 
 def test_the_bold_null_dots_colour_is_not_read_in_a_coarse_frame():
