@@ -301,6 +301,21 @@ def test_the_sheets_small_print_at_a_faint_peak_of_a_coarse_frame_is_no_null_coi
     assert sum(p.kind == Kind.COIN for p in detection.pieces) >= 3, result.notes  # the row's 2, 3, 4, 5 (of 5)
 
 
+def _coin_grid_at_1_px_per_mm(seed: int, edition: str):
+    """bench_conditions' coin grid ``seed`` (bench_detect's, a third of the coins suit side up) seen by the 820x616
+    preview camera at 640 mm: about 1 px/mm."""
+    from tablescene import CameraSpec
+
+    rng = np.random.default_rng([seed, 11])
+    coins = [(SUITS[i // 6], i % 6) for i in rng.permutation(24)]
+    pieces = coin_grid(coins, (110.0, 140.0), 4, rng=rng, edition=None)
+    flip = rng.random(len(pieces)) < 0.3
+    pieces = [p.moved(side="suit") if f else p for p, f in zip(pieces, flip, strict=True)]
+    camera = CameraSpec(resolution=(820, 616), focal_px=1359.0 / 2, distance_mm=640.0, tilt_deg=12.0, yaw_deg=3.0,
+                        target_mm=(150.0, 215.0), k1=-0.05, k2=0.012)
+    return board_frame(pieces, seed, edition=edition, camera=camera)
+
+
 @pytest.mark.parametrize("edition, seed", [("default", 1005), ("bold", 1003), ("classic", 1003), ("classic", 1005)])
 def test_coloured_coins_blurred_at_1_px_per_mm_are_not_read_surely_as_black(edition, seed):
     """bench_conditions' coin grids seen by the 820x616 preview camera (1 px/mm): blur mixes a few pixels of a
@@ -311,16 +326,8 @@ def test_coloured_coins_blurred_at_1_px_per_mm_are_not_read_surely_as_black(edit
     1003 and 1005: a crowns suit side's symbol fitted as small as the ace's at 1 px/mm and was read surely as the ace
     by its size; twins are read by size only in frames of 1.4 px/mm or finer (vision.coin_twins)."""
     from detect_scenes import taught_profile
-    from tablescene import CameraSpec
 
-    rng = np.random.default_rng([seed, 11])
-    coins = [(SUITS[i // 6], i % 6) for i in rng.permutation(24)]
-    pieces = coin_grid(coins, (110.0, 140.0), 4, rng=rng, edition=None)
-    flip = rng.random(len(pieces)) < 0.3
-    pieces = [p.moved(side="suit") if f else p for p, f in zip(pieces, flip, strict=True)]
-    camera = CameraSpec(resolution=(820, 616), focal_px=1359.0 / 2, distance_mm=640.0, tilt_deg=12.0, yaw_deg=3.0,
-                        target_mm=(150.0, 215.0), k1=-0.05, k2=0.012)
-    frame = board_frame(pieces, seed, edition=edition, camera=camera)
+    frame = _coin_grid_at_1_px_per_mm(seed, edition)
     profile = default_profile() if edition == "default" else taught_profile(edition)
     detection = Detector(calibrate_from_sheet(frame.image), profile).detect(frame.image, kinds=("tile", "coin"))
     result = score(detection, frame, profile)
@@ -333,30 +340,18 @@ def test_the_bold_null_dots_colour_is_not_read_in_a_coarse_frame():
     """bold coin grid 1001 at 820x616 (1 px/mm): a crowns null's green dot, a few pixels there, faded in the
     frame's half-resolution colour to the black of a moons null's dot (ink_chroma 0.07-0.10 against black dots'
     0.01-0.06) and was read surely as moons 0 (confidence 0.82). Given the frame's scale, the reader reads a
-    black-suit null's mark there as a null of no suit: nothing is wrong, and the nulls stay read as nulls. (The
-    detector does not pass its frame's scale to its coin reader yet: here the reader is given it.)"""
+    black-suit null's mark there as a null of no suit: nothing is wrong, and the nulls stay read as nulls. The
+    detector gives its coin reader the frame's scale (vision.coin_ink.frame_px_per_mm)."""
     from detect_scenes import taught_profile
-    from tablescene import CameraSpec
 
     from rules.pieces import Suit
-    from vision.classify import CoinReader
     from vision.coin_ink import frame_px_per_mm
 
-    seed = 1001
-    rng = np.random.default_rng([seed, 11])
-    coins = [(SUITS[i // 6], i % 6) for i in rng.permutation(24)]
-    pieces = coin_grid(coins, (110.0, 140.0), 4, rng=rng, edition=None)
-    flip = rng.random(len(pieces)) < 0.3
-    pieces = [p.moved(side="suit") if f else p for p, f in zip(pieces, flip, strict=True)]
-    camera = CameraSpec(resolution=(820, 616), focal_px=1359.0 / 2, distance_mm=640.0, tilt_deg=12.0, yaw_deg=3.0,
-                        target_mm=(150.0, 215.0), k1=-0.05, k2=0.012)
-    frame = board_frame(pieces, seed, edition="bold", camera=camera)
+    frame = _coin_grid_at_1_px_per_mm(1001, "bold")
     profile = taught_profile("bold")
     calibration = calibrate_from_sheet(frame.image)
     assert frame_px_per_mm(calibration) < 1.25
-    detector = Detector(calibration, profile)
-    detector.coin_reader = CoinReader(profile, px_per_mm=frame_px_per_mm(calibration))
-    detection = detector.detect(frame.image, kinds=("tile", "coin"))
+    detection = Detector(calibration, profile).detect(frame.image, kinds=("tile", "coin"))
     result = score(detection, frame, profile)
     assert result.wrong == 0 and result.extra == 0, result.notes
     nulls = [p for p in detection.pieces if p.kind == Kind.COIN and p.rank == 0]
