@@ -51,7 +51,14 @@ from calibration.profile import (
 )
 from rules.pieces import Suit
 from vision import coin_twins
-from vision.coin_ink import ACHROMATIC_MAX, MARK_COLOUR_PX_PER_MM, achromatic_suits, ink_chroma
+from vision.coin_ink import (
+    ACHROMATIC_MAX,
+    MARK_COLOUR_PX_PER_MM,
+    achromatic_suits,
+    ink_chroma,
+    rim_suit,
+    suit_hues,
+)
 from vision.coin_twins import ACE_TO as TWIN_ACE_TO
 from vision.coin_twins import ACE_UNTIL as TWIN_ACE_UNTIL
 from vision.coin_twins import SUIT_DOWN_TO as TWIN_SUIT_DOWN_TO
@@ -726,6 +733,8 @@ class CoinReader:
         self.twin_sizes = TwinSizes(profile.taught) if self.twin_of else None
         # the suits printed in black ink (moons in the default and bold editions): see _by_ink
         self.achromatic = achromatic_suits(self.labels, templates.reshape(len(rows), -1))
+        # the coloured suits' hues (the taught pawns'), for a blank null's rim colour: see _blank_reading
+        self.rim_hues = suit_hues(profile.suit_colors, self.achromatic)
 
     def read_aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int]]:
         """Read a crop ``margin`` pixels wider on each side than a coin crop at each likely label's own best window
@@ -959,7 +968,12 @@ class CoinReader:
         confidence = _confidence(max(score, _BLANK_RIM_SCORE), max(margin, _BLANK_SUIT_MARGIN), _BLANK_RIM_SCORE,
                                  self.min_margin[side])
         if len(suits) > 1 and not (score >= _BLANK_RIM_SCORE and margin >= _BLANK_SUIT_MARGIN):
-            suit = None
+            # the rim's features (mostly its darkness, alike in every suit) do not tell: its colour may, as a player
+            # reads it (vision.coin_ink.rim_suit: linear ratios, clear all round), where the frame's colour planes
+            # resolve a line that thin (a coarse frame's fade a coloured line as they fade a null's dot)
+            coarse = self.px_per_mm is not None and self.px_per_mm < MARK_COLOUR_PX_PER_MM
+            suit = None if coarse else rim_suit(crop[0] if crop.ndim == 4 else crop, self.rim_hues, self.achromatic,
+                                                frozenset(s for s in suits if s is not None))
         return Reading("ok", side, suit, rank, 0.0, score, margin, confidence)
 
     def _rim_all_round(self, rim: np.ndarray, label: int, shift: int) -> bool:

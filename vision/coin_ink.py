@@ -21,6 +21,7 @@ of four editions' bench frames (1.5-1.8 px/mm) and coin grids at 1 px/mm (see th
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
@@ -29,7 +30,7 @@ import numpy as np
 from calibration.profile import COIN_ANGLES, COIN_CROP_MM, COIN_RINGS
 
 __all__ = ["INK_BLUR_MM", "ACHROMATIC_MAX", "MARK_COLOUR_PX_PER_MM", "ink_chroma", "achromatic_suits",
-           "template_chroma", "frame_px_per_mm"]
+           "template_chroma", "frame_px_per_mm", "RimInk", "rim_ink", "suit_hues", "rim_suit"]
 
 INK_BLUR_MM = 1.0  # the crop is blurred this much first: more than a 4:2:0 JPEG's colour planes at 1 px/mm
 # Ink whose colour over darkness (linear ratios, see ink_chroma) is at most this is black; more, coloured. Measured
@@ -108,3 +109,123 @@ def achromatic_suits(labels: list[tuple[str, object, int | None]], templates: np
             per_suit.setdefault(suit, []).append(template_chroma(template))
     return frozenset(s for s, values in per_suit.items() if float(np.median(values)) < _TEMPLATE_ACHROMATIC)
 
+
+
+# --------------------------------------------------------------------------------------------------------------
+# A blank null's suit from its printed rim's colour
+# --------------------------------------------------------------------------------------------------------------
+# The default edition prints nothing for the null: the coin's only mark is a thin rim (a third of a millimetre wide,
+# 8.2 mm out) in the suit's colour, a fraction of a pixel at a Pi camera's 1.5-1.8 px/mm. Its colour is read as the
+# ink's above: in linear ratios to the face, which blur and a JPEG's half-resolution colour shorten but do not turn.
+# Measured on every default coin in bench_detect's coin-grid, tile-backs and Easy Slider frames (dev and
+# ``--seed-offset 20``: 35 blank nulls and 360 numerals and suit sides in plain view, whose rims are printed alike,
+# cropped at their true places), with the face taken from a ring between the print and the rim (RIM_FACE_MM) so
+# that a numeral's ink does not tint it:
+# * the rim's colour spreads over 1-1.5 mm (the JPEG's colour cells, the camera's chroma noise) while its darkness
+#   stays 0.5 mm wide: the band RIM_BAND_MM averages both, and the face ring stays clear of it;
+# * a face brighter than RIM_FACE_MOST in any channel lies in the camera's highlight shoulder, which shrinks that
+#   channel's contrast (a black rim then looked red, a green one yellow): no colour is read there;
+# * a lens's lateral chromatic aberration and the coin's wooden edge (a brown that looks like the suns' red) tint
+#   one side of the band: the colour must be read alike in RIM_SECTORS_AGREE of RIM_SECTORS sectors.
+# With these rules the numerals' and suit sides' rims: 0 read in a wrong suit, 31 right (the rest unsure: bright
+# frames, faint rims, sectors disagreeing); the blank nulls 0 wrong, 6 right. Without the shoulder rule 3 coins of
+# coin grids 1000, 1001, 1003, 1005 were read in a wrong suit, without the sectors' agreement 9 (test_coins).
+RIM_BAND_MM = (7.0, 8.25)  # the band averaged for the rim's ink (the rim at 8.2 mm, the coin's edge at 9.5 mm)
+RIM_FACE_MM = (5.6, 6.4)  # the face, between a numeral (out to 5.3 mm) and the rim's spread colour
+RIM_FACE_MOST = 200.0  # a face channel brighter than this (of 255) may be compressed by the camera's tone curve
+RIM_LEAST_DARKNESS = 0.04  # a rim fainter than this (mean linear ratio below the face) shows no colour to read
+RIM_BLACK_MOST = 0.1  # colour over darkness at most this: black ink (measured black rims 0.02-0.10) ...
+RIM_COLOUR_LEAST = 0.2  # ... at least this: coloured ink (coloured rims 0.22-0.75); between, unsure
+RIM_HUE_WITHIN = 35.0  # a coloured rim's hue within this many degrees of its suit's (measured 2-22) ...
+RIM_HUE_GAP = 20.0  # ... and this many degrees nearer to it than to any other suit's
+RIM_SECTORS = 8
+RIM_SECTORS_AGREE = 6  # sectors of the rim that must read the same suit (a wrong suit agreed in 4 at most)
+
+# the chroma plane (colours orthogonal to grey) of BGR vectors: two orthonormal axes
+_CHROMA_AXES = np.array([[1.0, -1.0, 0.0], [1.0, 1.0, -2.0]]) / np.array([[np.sqrt(2.0)], [np.sqrt(6.0)]])
+
+
+@dataclass(frozen=True)
+class RimInk:
+    """A coin's printed rim measured (see :func:`rim_ink`): ``ink`` the linear ratios to the face minus 1 (BGR)
+    over the whole band, ``sectors`` the same per sector (RIM_SECTORS, 3), ``face`` the face's colour (BGR)."""
+
+    ink: np.ndarray
+    sectors: np.ndarray
+    face: np.ndarray
+
+
+@lru_cache(maxsize=2)
+def _rim_masks(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r = _radius_mm(size)
+    centre = (size - 1) / 2.0
+    yy, xx = np.mgrid[0:size, 0:size]
+    sector = ((np.arctan2(yy - centre, xx - centre) + np.pi) / (2 * np.pi) * RIM_SECTORS).astype(int) % RIM_SECTORS
+    band = (r >= RIM_BAND_MM[0]) & (r < RIM_BAND_MM[1])
+    face = (r >= RIM_FACE_MM[0]) & (r < RIM_FACE_MM[1])
+    return band, face, sector
+
+
+def rim_ink(crop: np.ndarray) -> RimInk:
+    """The printed rim's ink of a coin crop (COIN_CROP_PX square, BGR, centred on the coin): each pixel of the band
+    ``RIM_BAND_MM`` as linear ratios to the face's median colour (the ring ``RIM_FACE_MM``) minus 1, averaged over
+    the band and per sector."""
+    x = np.asarray(crop, np.float64).reshape(crop.shape[0], crop.shape[1], -1)
+    band, face_ring, sector = _rim_masks(x.shape[0])
+    face = np.median(x[face_ring], axis=0)
+    ratios = x[band] / np.maximum(face, 1.0) - 1.0
+    where = sector[band]
+    sectors = np.stack([ratios[where == k].mean(axis=0) for k in range(RIM_SECTORS)])
+    return RimInk(ratios.mean(axis=0), sectors, face)
+
+
+def _hue_deg(vector: np.ndarray) -> float:
+    chroma = _CHROMA_AXES @ (vector - vector.mean())
+    return float(np.degrees(np.arctan2(chroma[1], chroma[0])))
+
+
+def suit_hues(colors: dict, achromatic: frozenset) -> dict:
+    """suit -> hue (degrees in the chroma plane of log BGR) of each coloured suit's taught colour (the profile's
+    ``suit_colors``: the suits' pawns in the teach photo), for suits not in ``achromatic``. The measured rims' hues
+    lay 2-22 degrees from their pawns' (default edition: suns -95, crowns 132, arms 72)."""
+    out = {}
+    for suit, bgr in colors.items():
+        if suit not in achromatic:
+            out[suit] = _hue_deg(np.log(np.maximum(np.asarray(bgr, np.float64), 1.0)))
+    return out
+
+
+def _ink_suit(ink: np.ndarray, hues: dict, black):
+    """The suit one rim ink vector shows: ``black`` (the one achromatic suit, or None) for black ink, the nearest
+    hue's suit for a clearly coloured one, else None."""
+    darkness = -float(ink.mean())
+    if darkness < RIM_LEAST_DARKNESS:
+        return None
+    colour = float(np.linalg.norm(ink - ink.mean())) / darkness
+    if colour <= RIM_BLACK_MOST:
+        return black
+    if colour < RIM_COLOUR_LEAST or not hues:
+        return None
+    hue = _hue_deg(ink)
+    apart = sorted((abs((hue - h + 180.0) % 360.0 - 180.0), i) for i, h in enumerate(hues.values()))
+    if apart[0][0] > RIM_HUE_WITHIN or (len(apart) > 1 and apart[1][0] < apart[0][0] + RIM_HUE_GAP):
+        return None
+    return list(hues)[apart[0][1]]
+
+
+def rim_suit(crop: np.ndarray, hues: dict, achromatic: frozenset, suits: frozenset):
+    """The suit among ``suits`` whose colour a coin's printed rim clearly shows (a blank null's only mark), or None
+    (unsure: a bright face, a faint rim, a colour between black and coloured or between two suits' hues, or sectors
+    that disagree). ``hues``: :func:`suit_hues`; ``achromatic``: the suits printed in black ink (one at most is
+    read: two black suits cannot be told apart)."""
+    black = [s for s in suits if s in achromatic]
+    black_suit = black[0] if len(black) == 1 else None
+    hues = {s: h for s, h in hues.items() if s in suits}
+    measured = rim_ink(crop)
+    if float(measured.face.max()) > RIM_FACE_MOST:
+        return None
+    suit = _ink_suit(measured.ink, hues, black_suit)
+    if suit is None:
+        return None
+    agree = sum(_ink_suit(ink, hues, black_suit) == suit for ink in measured.sectors)
+    return suit if agree >= RIM_SECTORS_AGREE else None
