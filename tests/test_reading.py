@@ -539,8 +539,42 @@ def test_a_catwalk_the_rules_could_have_laid_in_two_orders_is_not_guessed():
     pieces = [TilePiece(t.suit, t.rank, "face", 30 + (x - min(xs)) * 56.0, 30 + (max(ys) - y) * 56.0, 0.0)
               for t, (x, y) in zip(track.tiles, track.cells, strict=True)]
     # seen on a rendered frame: every tile read right, and the track read in an order the rules allow too
-    with pytest.raises(NotReadable, match="more than one order"):
+    with pytest.raises(NotReadable, match=r"a stretch of 9 catwalk tiles \(before the 2 of moons\) could have been "
+                                          r"laid in 2 orders .*the photo cannot tell"):
         read_state(seen(pieces, 9, jitter_mm=1.0), "epic-funhouse", "catwalk")
+
+
+def _flick_scores(track: catwalk.Track) -> set[tuple[int, ...]]:
+    """What one coin (the 5) scores falling off each tile in turn, flicked from either end: the course decides it."""
+    return {tuple(catwalk.State.new(track, "suns", from_end).apply(f"5 off {k}").score() for k in range(1, 25))
+            for from_end in (False, True)}
+
+
+def test_catwalk_orders_the_photo_allows_are_different_games_so_the_reading_abstains():
+    """The two catwalks of bench_states that abstain (dev seeds 107, a ring, and 114, a stretch laid either way):
+    each order the rules allow is a different flicking course (the same flick scores otherwise from either end),
+    so no order is the state, and the reason says which stretch or that the ring's start cannot be seen."""
+    from state_scenes import _catwalk_laid
+
+    from tableside.reading import _catwalk_orders
+
+    for seed, orders, message in (
+            (107, 18, r"the catwalk closes into a ring \(its two ends touch\).*begun it at 18 of its tiles"),
+            (114, 2, r"a stretch of 7 catwalk tiles \(after the ace of crowns\) could have been laid in 2 orders")):
+        laid = _catwalk_laid(seed)
+        cells = dict(zip(laid.cells, laid.tiles, strict=True))
+        found = _catwalk_orders(cells)
+        assert len(found) == orders and list(laid.cells) in found
+        courses = [catwalk.Track.from_layout([cells[c] for c in order], order) for order in found]
+        scores = [_flick_scores(t) for t in courses]
+        assert all(a != b for i, a in enumerate(scores) for b in scores[i + 1:])
+        xs = [x for x, _ in laid.cells]
+        ys = [y for _, y in laid.cells]
+        pitch = TILE_MM + 5.0
+        pieces = [TilePiece(t.suit, t.rank, "face", 30 + (x - min(xs)) * pitch, 30 + (max(ys) - y) * pitch, 0.0)
+                  for t, (x, y) in zip(laid.tiles, laid.cells, strict=True)]
+        with pytest.raises(NotReadable, match=message):
+            read_state(seen(pieces, 9, jitter_mm=1.0), "epic-funhouse", "catwalk")
 
 
 def _suited(values: Sequence[int]) -> list[tuple[Suit, int]]:
