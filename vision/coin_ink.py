@@ -30,7 +30,8 @@ import numpy as np
 from calibration.profile import COIN_ANGLES, COIN_CROP_MM, COIN_RINGS
 
 __all__ = ["INK_BLUR_MM", "ACHROMATIC_MAX", "MARK_COLOUR_PX_PER_MM", "ink_chroma", "achromatic_suits",
-           "template_chroma", "frame_px_per_mm", "RimInk", "rim_ink", "suit_hues", "rim_suit"]
+           "template_chroma", "frame_px_per_mm", "RimInk", "rim_ink", "suit_hues", "rim_suit",
+           "rim_contradicts"]
 
 INK_BLUR_MM = 1.0  # the crop is blurred this much first: more than a 4:2:0 JPEG's colour planes at 1 px/mm
 # Ink whose colour over darkness (linear ratios, see ink_chroma) is at most this is black; more, coloured. Measured
@@ -229,3 +230,17 @@ def rim_suit(crop: np.ndarray, hues: dict, achromatic: frozenset, suits: frozens
         return None
     agree = sum(_ink_suit(ink, hues, black_suit) == suit for ink in measured.sectors)
     return suit if agree >= RIM_SECTORS_AGREE else None
+
+
+def rim_contradicts(crop: np.ndarray, suit, achromatic: frozenset) -> bool:
+    """Whether a coin's printed rim clearly shows the other kind of ink than ``suit``'s: coloured for a suit in
+    ``achromatic`` (black), black for a coloured one, measured as :func:`rim_suit` does (not where the face is in the
+    highlight shoulder or the rim too faint). A blank null whose rim's features named a suit is checked by it: an
+    arms null blurred 1 px (bench_detect's held-out coin grid 1025) correlated with the moons rim by the margin
+    a suit needs, its rim's colour 0.32 over its darkness."""
+    measured = rim_ink(crop)
+    darkness = -float(measured.ink.mean())
+    if float(measured.face.max()) > RIM_FACE_MOST or darkness < RIM_LEAST_DARKNESS:
+        return False
+    colour = float(np.linalg.norm(measured.ink - measured.ink.mean())) / darkness
+    return colour >= RIM_COLOUR_LEAST if suit in achromatic else colour <= RIM_BLACK_MOST
