@@ -125,6 +125,11 @@ _WEAK_RIM_SUPPORT = 0.75  # ... is kept only if its face reads clearly as printe
 _WEAK_RIM_CONFIDENCE = 0.99  # ... with twice the margin a sure reading needs (confidence 1): a rim doubled by the
 #   coin it lies on (a kid 2 mm off its trampoline, match 0.19) gave a crop read at confidence 0.5 as another face
 _STACKED_SCORE = 0.4  # a coin crop read as no face but this close to one: its rim is fitted again around
+_STACKED_LOOK_SCORE = 0.25  # ... and on the table, inside a rim this plain (match, support), from this close
+_STACKED_RIM_MATCH = 0.4
+_STACKED_RIM_SUPPORT = 0.6
+_STACKED_FAINT_SUPPORT = 0.5  # a faint peak's rim on the table showing this much is looked at around too
+_STACKED_UNCLEAR_SCORE = 0.8  # a coin on another read unclear around at least this close to a face: uncertain
 _BACK_MATCHED_RIM = 0.6  # a coin on a back whose rim matches this well needs only the table's rim support
 _GRID_TURN_DEG = 2.0  # an unread outline turned farther off the grid's tiles is fitted again at their turn
 _TRIED_MM = TILE_MM / 3  # a lattice place within this of one tried already is not proposed again
@@ -286,7 +291,8 @@ class Detector:
         # where the figures are too: a meeple's head seen from above read as a sure coin so (hand-made board 504)
         # and is dropped where a figure stands
         around: list[DetectedPiece] | None = [] if "coin" in wanted and wanted & {"pawn", "die"} else None
-        coins = self._read_coins(image, shapes, tiles + outlined, around) if "coin" in wanted else []
+        coins = self._read_coins(image, shapes, _coin_ground(tiles, outlined, wanted), around) \
+            if "coin" in wanted else []
         start = _tick(timings, "coins", start)
         if coins:
             tiles, unread = self._reread_tiles_under_coins(image, tiles, outlined, unread, coins)
@@ -973,18 +979,29 @@ class Detector:
         if len(peaks_view) == 0:
             return []
         strong = peaks_view[:, 2] >= _COIN_VOTES_MIN
+        # coins on others found only by the looks of _stacked_on_table, _unclear_off_rim and _stacked_at_faint
+        # are reported but take no part in what follows (the faint peaks looked at, the coin grid's growth): a
+        # triangle's lattice guessed with two more coins proposed a place 10 mm off a bare trampoline read before
+        # (Trampo-Land default seed 128, trampoline 6)
+        stacked: list[DetectedPiece] = []
         found = self._fit_and_read_coins(image, shapes, self.view.to_table(peaks_view[strong, :2]), tiles,
-                                         seen_at_zero=True, around=around)
+                                         seen_at_zero=True, around=around, stacked=stacked)
         faint = self.view.to_table(peaks_view[~strong, :2])
-        if len(found) and len(faint):  # not on a coin found already (its rim's echo, a numeral's curve)
-            taken = np.array([[piece.x_mm, piece.y_mm] for _, _, piece in found])
+        before = [item for item in found if not any(item[2] is p for p in stacked)]
+        if len(before) and len(faint):  # not on a coin found already (its rim's echo, a numeral's curve)
+            taken = np.array([[piece.x_mm, piece.y_mm] for _, _, piece in before])
             faint = faint[np.min(squared_distances(faint, taken), axis=1) >= COIN_MM**2]
         if len(faint):
             # faint rims (a near-white coin on white paper): only coins that read surely as a printed face
             found += self._fit_and_read_coins(image, shapes, faint, tiles, seen_at_zero=True, strict=True)
-        tried = [c for _, c, _ in found]
+            if around is not None:
+                more = self._stacked_at_faint(image, shapes, faint, tiles, found, around)
+                stacked += [piece for _, _, piece in more]
+                found += more
+        seeds = [item for item in found if not any(item[2] is p for p in stacked)]
+        tried = [c for _, c, _ in seeds]
         for _round in range(_COIN_GRID_ROUNDS):
-            coins = _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)
+            coins = _non_overlapping([(rank, piece) for rank, _, piece in seeds], 0.8 * COIN_MM)
             proposals = _coin_grid_proposals(coins, tried)
             if len(proposals) == 0:
                 break
@@ -993,15 +1010,18 @@ class Detector:
             if not more:
                 break
             found += more
+            seeds += more
         return _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)
 
     def _fit_and_read_coins(self, image: np.ndarray, shapes: Shapes, points_mm: np.ndarray,
                             tiles: list[DetectedPiece], seen_at_zero: bool = False, strict: bool | None = None,
-                            around: list[DetectedPiece] | None = None) -> list[tuple[float, np.ndarray, DetectedPiece]]:
+                            around: list[DetectedPiece] | None = None, stacked: list[DetectedPiece] | None = None
+                            ) -> list[tuple[float, np.ndarray, DetectedPiece]]:
         """Rims fitted near ``points_mm`` (table mm; seen in the view at height 0 when ``seen_at_zero``: lifted
         to the coin top's height), the coins showing one read; (rank, where looked, piece) per coin. With
         ``around`` (a list), a crop near a face but read as none has its rim fitted again around
-        (:meth:`_read_off_rim`) and the coins found so are added to ``around``."""
+        (:meth:`_read_off_rim`) and the coins found so are added to ``around``; those found only by the looks
+        below ``_STACKED_SCORE`` or read unclear around (:meth:`_unclear_off_rim`) also to ``stacked``."""
         inside = _inside_tiles(tiles, np.asarray(points_mm, float).reshape(-1, 2))  # (points, tiles)
         under = [[tiles[j] for j in np.nonzero(row)[0]] for row in inside]
         base = np.array([self.profile.tile_thickness_mm if on else 0.0 for on in under])
@@ -1100,11 +1120,15 @@ class Detector:
             if weak[k] and (reading.status != "ok" or reading.confidence < _WEAK_RIM_CONFIDENCE
                             or (len(self.coin_reader.blank) > 0 and reading.rank == 0)):
                 reading = Reading("none", score=max(reading.score, _STACKED_SCORE))  # not clear enough: see below
-            looked_around = False
-            if reading.status == "none" and reading.score >= _STACKED_SCORE and not grown and around is not None:
+            looked_around = fresh = False
+            if reading.status == "none" and not grown and around is not None and (
+                    reading.score >= _STACKED_SCORE or self._stacked_on_table(reading, rims[k], float(base[k]))):
                 # near a face but none: perhaps a coin lying on another, 1.5-3 mm off it (a kid on its
                 # trampoline), whose two rims pulled the fit between them and the window off the face on top
+                fresh = reading.score < _STACKED_SCORE
                 again = self._read_off_rim(image, shapes, centres[k], float(heights[k]))
+                if again is None:
+                    again, fresh = self._unclear_off_rim(image, shapes, centres[k], float(heights[k])), True
                 if again is not None:
                     (reading, centre), looked_around = again, True
             if coarse[k] > 0 and reading.status == "ok" and reading.side == "value" and reading.rank == 0 \
@@ -1135,6 +1159,8 @@ class Detector:
             found.append((rank, looked[k], piece))
             if looked_around and around is not None:
                 around.append(piece)
+                if fresh and stacked is not None:
+                    stacked.append(piece)
         return found
 
     def _read_off_rim(self, image: np.ndarray, shapes: Shapes, centre: np.ndarray, height: float
@@ -1164,6 +1190,83 @@ class Detector:
                 for (reading, shift), place in zip(self.coin_reader.read_batch(big, m), at, strict=True)
                 if reading.status == "ok" and not (len(self.coin_reader.blank) and reading.rank == 0)]
         return max(sure, key=lambda item: item[0].score) if sure else None
+
+    def _stacked_on_table(self, reading: Reading, rim, base: float) -> bool:
+        """Whether a crop read as no face, less close to one than ``_STACKED_SCORE``, is still looked at around as
+        a coin lying on another: on the table (not on a tile's print), inside a rim that fits as plainly as a
+        coin's (``_STACKED_RIM_MATCH``, ``_STACKED_RIM_SUPPORT``). A kid 1.6 mm off its trampoline (Trampo-Land
+        classic seed 100, trampoline 3: rim match 0.45, support 0.69) read at 0.29: the two rims pulled the window
+        off the face on top, which reads surely 1.5 mm away."""
+        return (base == 0 and reading.score >= _STACKED_LOOK_SCORE and rim.match >= _STACKED_RIM_MATCH
+                and rim.support >= _STACKED_RIM_SUPPORT)
+
+    def _stacked_at_faint(self, image: np.ndarray, shapes: Shapes, points_mm: np.ndarray,
+                          tiles: list[DetectedPiece], found: list[tuple[float, np.ndarray, DetectedPiece]],
+                          around: list[DetectedPiece]) -> list[tuple[float, np.ndarray, DetectedPiece]]:
+        """Coins lying on others at faint vote peaks on the table (no coin found near): the two rims, 1.5-3 mm
+        apart, split the votes and the fit (Trampo-Land bold seed 100, trampoline 3: votes under
+        ``_COIN_VOTES_MIN``, rim match 0.36, support 0.53, a kid reading surely 1.5 mm off). Where the rim fits as
+        any coin's (``_RIM_MATCH_MIN``, ``_STACKED_FAINT_SUPPORT``) it is fitted again around
+        (:meth:`_read_off_rim`); a sure printed face is reported, else a face read unclear
+        (:meth:`_unclear_off_rim`) as an uncertain coin; either is added to ``around`` (dropped where a figure
+        stands, as a meeple's head could pass for one)."""
+        points = np.asarray(points_mm, float).reshape(-1, 2)
+        if len(found):
+            taken = np.array([[piece.x_mm, piece.y_mm] for _, _, piece in found])
+            points = points[np.min(squared_distances(points, taken), axis=1) >= COIN_MM**2]
+        if len(points) and tiles:
+            points = points[~_inside_tiles(tiles + _grid_holes_of(tiles), points).any(axis=1)]
+        if not len(points):
+            return []
+        height = self.profile.coin_thickness_mm
+        heights = np.full(len(points), height)
+        centres = self.calibration.pixel_to_table(self.calibration.table_to_pixel(points), heights)
+        homographies = piece_homographies(self.calibration, centres, np.zeros(len(centres)), heights, _COIN_FIT_MM)
+        rims = fit_coins(shapes.gradients, homographies, self.profile.coin_rim_taps)
+        out: list[tuple[float, np.ndarray, DetectedPiece]] = []
+        for looked, centre, rim in zip(points, centres, rims, strict=True):
+            if rim.match < _RIM_MATCH_MIN or rim.support < _STACKED_FAINT_SUPPORT:
+                continue
+            at = centre + np.array([rim.dx_mm, rim.dy_mm])
+            if any(math.hypot(at[0] - p.x_mm, at[1] - p.y_mm) < 0.6 * COIN_MM for _, _, p in out):
+                continue
+            again = self._read_off_rim(image, shapes, at, height) or self._unclear_off_rim(image, shapes, at, height)
+            if again is None:
+                continue
+            reading, where = again
+            uncertain = reading.status != "ok"
+            piece = DetectedPiece(Kind.COIN, float(where[0]), float(where[1]),
+                                  angle_deg=float(reading.angle_deg % 360.0), confidence=reading.confidence,
+                                  suit=None if uncertain else reading.suit, rank=None if uncertain else reading.rank,
+                                  side=reading.side, uncertain=uncertain, reason=reading.reason,
+                                  outline_px=self._circle_px(where, height), height_mm=0.0,
+                                  could_be=reading.could_be if uncertain else ())
+            out.append(((1.0 if uncertain else 3.0) + reading.score, looked, piece))
+            around.append(piece)
+        return out
+
+    def _unclear_off_rim(self, image: np.ndarray, shapes: Shapes, centre: np.ndarray, height: float
+                         ) -> tuple[Reading, np.ndarray] | None:
+        """A coin lying on another whose face reads surely nowhere around (:meth:`_read_off_rim` found none) but
+        shows a printed face: the best *unclear* reading at the rims fitted around ``centre`` (it is reported
+        uncertain, so that a state says which coin is unclear rather than that nothing is there), else None.
+        Only readings at least ``_STACKED_UNCLEAR_SCORE`` close to a face, at rims that fit as any coin's."""
+        starts = np.asarray(centre, float) + np.array([[2.5, 0.0], [-2.5, 0.0], [0.0, 2.5], [0.0, -2.5]])
+        heights = np.full(len(starts), height)
+        homographies = piece_homographies(self.calibration, starts, np.zeros(len(starts)), heights, _COIN_FIT_MM)
+        rims = fit_coins(shapes.gradients, homographies, self.profile.coin_rim_taps, reach_mm=2.0)
+        at = np.array([start + np.array([rim.dx_mm, rim.dy_mm]) for start, rim in zip(starts, rims, strict=True)
+                       if rim.match >= _RIM_MATCH_MIN and rim.support >= _RIM_SUPPORT_MIN]).reshape(-1, 2)
+        if not len(at):
+            return None
+        m, n = _COIN_ALIGN_PX, COIN_CROP_PX
+        size = COIN_CROP_MM * (n + 2 * m) / n
+        homographies = piece_homographies(self.calibration, at, np.zeros(len(at)), heights[: len(at)], size)
+        big = sample_with(image, homographies, size, n + 2 * m, oversampling(self.calibration, at[0], size, n + 2 * m))
+        unclear = [(reading, place + np.array(shift) * COIN_CROP_MM / n)
+                   for (reading, shift), place in zip(self.coin_reader.read_batch(big, m), at, strict=True)
+                   if reading.status == "unclear" and reading.score >= _STACKED_UNCLEAR_SCORE]
+        return max(unclear, key=lambda item: item[0].score) if unclear else None
 
     def _grown_coin(self, reading: Reading, rim) -> bool:
         """Whether a coin where no clear vote peak was (grown from a grid, or a faint peak) is reported: read
@@ -1406,6 +1509,17 @@ def _sheet_rect(calibration: Calibration) -> tuple[float, float, float, float] |
 
     size = PAPER_SIZES_MM.get(report.paper.strip().lower())
     return None if size is None else (0.0, 0.0, float(size[0]), float(size[1]))
+
+
+def _coin_ground(tiles: list[DetectedPiece], outlined: list[DetectedPiece], wanted: set[str]) -> list[DetectedPiece]:
+    """The tiles coins may lie on (raised by a tile's thickness, their rims judged as on a face or a back). Where
+    tiles are not looked for (a room of coins and figures: Trampo-Land, the barrels), only tiles read surely: a
+    triangle of coins, kids on trampolines, was fitted as a tile read "partly hidden" (Trampo-Land hand-made seed
+    114), and the coins on it needed a rim as plain as on a printed face, so a kid showing 0.44 of its rim was
+    not seen. Tiles read surely are still the ground of coins whatever the kinds looked for."""
+    if "tile" in wanted:
+        return tiles + outlined
+    return [t for t in tiles if not t.uncertain]
 
 
 def _inside_tiles(tiles: list[DetectedPiece], points: np.ndarray) -> np.ndarray:
