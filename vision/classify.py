@@ -1128,7 +1128,8 @@ class CoinReader:
         if score >= model.trusted_score and margin >= min_margin:
             return Reading("ok", side, suit, rank, angle, score, margin, confidence)
         base_margin = self.base_models[side].margin_for(index, score)
-        if here is not None and SPLIT_ALIGNED_MARGINS and score >= model.trusted_score and margin >= base_margin \
+        if here is not None and SPLIT_ALIGNED_MARGINS and rank != 0 and score >= model.trusted_score \
+                and margin >= base_margin \
                 and score - float(np.max(np.delete(here, best), initial=-1.0)) >= min_margin:
             # Each label read at its own best window (the aligned search): a label's own margin, raised where
             # teach's copies of another face passed for it, was measured as teach reads a copy (every label at
@@ -1139,7 +1140,9 @@ class CoinReader:
             # (its margin 0.21), so every A was unclear; in game frames the 4 fits an A 0.5-1 mm off its middle
             # 0.03-0.2 below it, while at the A's window every other face trails by 0.25 or more. Every truth
             # coin of bench_detect's hand-made frames (dev and held out), blurred 0-1.6 px and moved 1 mm: the A
-            # led a true 4 by 0.018 at most (needed now: 0.08), and only there.
+            # led a true 4 by 0.018 at most (needed now: 0.08), and only there. Not for a null: its mark, one
+            # stroke, is what clutter passes for wherever it is read (a hand-made meeple's edge beside the board,
+            # bench_conditions tilt 35 degrees, read as a sure slash null when its rivals elsewhere were let off).
             return Reading("ok", side, suit, rank, angle, score, margin,
                            min(0.75, _confidence(score, margin, min_score, base_margin)))
         if score >= min_score:
