@@ -31,7 +31,10 @@ __all__ = [
     "pyramid_model",
     "die_model",
     "pawn_model",
+    "meeple_model",
+    "meeple_faces",
     "DEFAULT_PAWN_PROFILE",
+    "MEEPLE_OUTLINE",
     "rotation",
     "place",
     "to_table_plane",
@@ -224,6 +227,54 @@ def pawn_model(profile: tuple[tuple[float, float], ...] = DEFAULT_PAWN_PROFILE, 
     foot = prof[prof[:, 1] <= prof[:, 1].max() * 0.1, 0].max()
     base = np.column_stack([foot * np.cos(a), foot * np.sin(a)])
     return FigureModel("pawn", pts, (), base, 360.0)
+
+
+#: The front outline (u across, h up; mm) of a meeple 26 mm tall, 18 mm across its arms and 10 mm deep: the
+#: hand-made set's pawn (a flat figure cut from board or wood): legs with a gap between them, waist, arms, neck, head.
+MEEPLE_OUTLINE: tuple[tuple[float, float], ...] = (
+    (-6.75, 0.0), (-2.25, 0.0), (0.0, 4.64), (2.25, 0.0), (6.75, 0.0), (5.63, 3.71), (3.75, 9.29), (4.13, 12.07),
+    (7.88, 13.93), (9.0, 16.25), (7.5, 18.11), (3.75, 17.64), (3.38, 19.5), (4.13, 22.29), (2.63, 25.07),
+    (0.0, 26.0), (-2.63, 25.07), (-4.13, 22.29), (-3.38, 19.5), (-3.75, 17.64), (-7.5, 18.11), (-9.0, 16.25),
+    (-7.88, 13.93), (-4.13, 12.07), (-3.75, 9.29), (-5.63, 3.71),
+)
+MEEPLE_DEPTH_MM = 10.0
+
+
+@lru_cache(maxsize=8)
+def meeple_model(height_mm: float | None = None) -> FigureModel:
+    """A meeple: :data:`MEEPLE_OUTLINE` extruded :data:`MEEPLE_DEPTH_MM` deep, scaled to ``height_mm`` tall (its
+    width and depth in proportion). Unlike a peg pawn it has a direction: the outline faces -v at angle 0, and it
+    looks the same turned half a turn. Its silhouette is the convex hull of its corners, which holds all of its
+    plastic (the waist, the neck and the gap between the legs lie inside it)."""
+    outline = np.asarray(MEEPLE_OUTLINE, np.float64)
+    outline = outline[cv2.convexHull(outline.astype(np.float32), returnPoints=False).ravel()]
+    scale = (height_mm / outline[:, 1].max()) if height_mm else 1.0
+    half_depth = MEEPLE_DEPTH_MM / 2 * scale
+    pts = np.vstack([np.column_stack([outline[:, 0] * scale, np.full(len(outline), v), outline[:, 1] * scale])
+                     for v in (-half_depth, half_depth)])
+    foot = outline[outline[:, 1] == 0.0, 0] * scale
+    base = np.array([(foot.min(), -half_depth), (foot.max(), -half_depth), (foot.max(), half_depth),
+                     (foot.min(), half_depth)])
+    return FigureModel("pawn-meeple", pts, (), base, 180.0)
+
+
+@lru_cache(maxsize=8)
+def meeple_faces(height_mm: float | None = None) -> tuple[np.ndarray, ...]:
+    """The faces of :func:`meeple_model`'s solid in local coordinates ((k, 3) arrays of u, v, h): its front and
+    back (the meeple's outline, not convex) and the sides between them. What the camera sees of a meeple is the
+    union of their projections, which leaves out the waist, the neck and the gap between the legs that the convex
+    silhouette covers."""
+    outline = np.asarray(MEEPLE_OUTLINE, np.float64)
+    scale = (height_mm / outline[:, 1].max()) if height_mm else 1.0
+    outline = outline * scale
+    half_depth = MEEPLE_DEPTH_MM / 2 * scale
+    faces = [np.column_stack([outline[:, 0], np.full(len(outline), v), outline[:, 1]]) for v in (-half_depth,
+                                                                                                    half_depth)]
+    for i in range(len(outline)):
+        (u0, h0), (u1, h1) = outline[i], outline[(i + 1) % len(outline)]
+        faces.append(np.array([(u0, -half_depth, h0), (u1, -half_depth, h1), (u1, half_depth, h1),
+                               (u0, half_depth, h0)]))
+    return tuple(faces)
 
 
 def _polygon_centroid(poly: np.ndarray) -> np.ndarray:

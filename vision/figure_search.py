@@ -28,7 +28,16 @@ from calibration.table_calibration import Calibration
 from rules.pieces import COIN_MM, TILE_MM, Kind, PyramidPose, PyramidSize
 from vision.figure_fit import CoarseFit, EdgeFit, FrameCrop, coarse_pose, frame_crop, polish_pose, refine_pose
 from vision.figure_kernels import intersection_area
-from vision.figure_models import FigureModel, die_model, pawn_model, place, silhouette_mm, to_table_plane
+from vision.figure_models import (
+    FigureModel,
+    die_model,
+    meeple_faces,
+    meeple_model,
+    pawn_model,
+    place,
+    silhouette_mm,
+    to_table_plane,
+)
 from vision.figure_projection import Projector
 from vision.figure_segmentation import (
     Blob,
@@ -114,11 +123,24 @@ _PAWN_CLEAR_SUPPORT = 0.88
 # colour around it (within _PLASTIC_AROUND_MM, chromaticity within 0.2, brightness within 1.6x, not the table's
 # chromaticity) outside its silhouette is "a pawn or a die". Dice scenes (dev seeds 500-511; default, classic):
 # 0.000 on every real peg pawn asked (outlined 0.62-0.96); dice fitted as pawns 0.03-0.5 (the classic crowns die on
-# seed 603, read surely as a pawn before: 0.18). A meeple (the hand-made pawn) is no body of revolution: 0.03-0.17,
-# and such a piece is unclear to the pawn model as well (no meeple model): "a pawn or a die".
+# seed 603, read surely as a pawn before: 0.18). A meeple (the hand-made pawn) is no body of revolution: 0.03-0.17.
 _PLASTIC_BEYOND = 0.05
 _PLASTIC_AROUND_MM = 5.0
 _PLASTIC_BEYOND_REASON = "kind unclear: a pawn or a die (its plastic reaches beyond the pawn fitted)"
+# ... unless the piece is a meeple (the hand-made set's flat pawn, no body of revolution): the meeple model fitted
+# there (any turn) is outlined at _MEEPLE_SUPPORT or better, by _MEEPLE_OVER_PEG more than the peg pawn and by
+# _MEEPLE_OVER_DIE more than the die model (its best fit from the region's placement and the usual starts around it),
+# and its plastic lies inside its own outline (its faces: waist and neck left out) but for _MEEPLE_PLASTIC_BEYOND:
+# then it is a pawn where the meeple stands. Dice scenes, dev seeds 500-511, every figure fitted with all three
+# models (4 editions, 426 dice and 72 peg pawns; /tmp/figures12/allfeat.py): the 24 meeples outlined 0.75-1.0 (two
+# fitted at a wrong turn: 0.41, 0.59) and 0.12-0.59 above the peg (all but one 0.25+), 0.10-0.44 above the die (18
+# of them 0.2 or more), none of their plastic beyond; of the dice and pegs outlined 0.75+ as meeples, 0.2+ above
+# the peg and with their plastic inside, the best led the die model by 0.18 (a bold arms die the die model had won),
+# the next by 0.02.
+_MEEPLE_SUPPORT = 0.75
+_MEEPLE_OVER_PEG = 0.2
+_MEEPLE_OVER_DIE = 0.2
+_MEEPLE_PLASTIC_BEYOND = 0.02
 # A black (colourless) die's top is darker than the table beside it: its body over the table's brightness was 0.15-0.48
 # on the real black dice of rendered dice scenes (0.69 for the classic edition's purple Moons), while white paper or a
 # coin between coins fitted as a die and read as a blank black one showed 1.07-1.33 (a shadow next to it took the
@@ -397,7 +419,7 @@ def _refit_touching(search: FigureSearch, pieces: list[DetectedPiece]) -> list[D
         ignore = _grown(nearest.outline_px, _IGNORE_GROW_PX)
         crop = search.crop_for(search.calibration.pixel_to_table(piece.outline_px), margin_mm=6.0)
         fit = refine_pose(crop, search.projector, cand.model, cand.fit.pose, cand.base_h,
-                          fixed_angle=cand.kind == "pawn", inner_weight=_inner_weight(cand.kind),
+                          fixed_angle=cand.model.name == "pawn", inner_weight=_inner_weight(cand.kind),
                           contrast_share=0.2, max_per_edge=32, ignore_px=ignore)
         moved = math.hypot(fit.pose[0] - cand.fit.pose[0], fit.pose[1] - cand.fit.pose[1])
         if fit.support < _MIN_SUPPORT or moved > 1.0 or fit.samples < 8:
@@ -620,7 +642,7 @@ def _inner_weight(kind: str) -> float:
 
 def _refit(search: FigureSearch, crop: FrameCrop, cand: _Candidate, start, quick: bool = False) -> EdgeFit:
     """The edge fit of a candidate from a starting pose; ``quick``: fewer, wider spaced samples (ranking)."""
-    kwargs = dict(fixed_angle=cand.kind == "pawn", inner_weight=_inner_weight(cand.kind),
+    kwargs = dict(fixed_angle=cand.model.name == "pawn", inner_weight=_inner_weight(cand.kind),
                   contrast_share=0.2)
     if quick:
         return refine_pose(crop, search.projector, cand.model, start, cand.base_h, max_per_edge=12, **kwargs)
@@ -690,7 +712,12 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
                         reason="kind unclear: a pawn or a die (a die's face is seen on its top)")
     elif (piece.kind is Kind.PAWN and not piece.uncertain and "die" in search.kinds
           and _outline_support(best) < _PAWN_CLEAR_SUPPORT and _plastic_beyond(search, best) > _PLASTIC_BEYOND):
-        piece = replace(piece, uncertain=True, confidence=min(piece.confidence, 0.5), reason=_PLASTIC_BEYOND_REASON)
+        meeple = _meeple_instead(search, blob, crop, best, cands[1:])
+        if meeple is None:
+            piece = replace(piece, uncertain=True, confidence=min(piece.confidence, 0.5),
+                            reason=_PLASTIC_BEYOND_REASON)
+        else:
+            piece = _as_meeple(search, piece, meeple)
     if piece.uncertain and piece.reason not in (_RIDGES_REASON, _SHADOW_REASON):  # (those are pieces: keep them)
         # Poorly outlined and colourless, or hardly outlined at all, with nothing in front of it: a streak of
         # wood grain, a glint or a printed mark rather than a piece.
@@ -881,13 +908,20 @@ def _die_face_where(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Ca
     return best
 
 
-def _plastic_beyond(search: FigureSearch, pawn: _Candidate) -> float:
+def _plastic_beyond(search: FigureSearch, pawn: _Candidate, shape_px: Sequence[np.ndarray] = ()) -> float:
     """The share of the frame's pixels of a fitted pawn's plastic colour (the median of its silhouette's middle)
-    around it (within ``_PLASTIC_AROUND_MM``) that lie outside its silhouette (see _PLASTIC_BEYOND)."""
+    around it (within ``_PLASTIC_AROUND_MM``) that lie outside its silhouette (see _PLASTIC_BEYOND); outside the
+    union of the polygons ``shape_px`` (frame pixels) when given (a meeple's faces: its true outline)."""
+    return _plastic_shares(search, pawn, shape_px)[0]
+
+
+def _plastic_shares(search: FigureSearch, pawn: _Candidate, shape_px: Sequence[np.ndarray] = ()) -> tuple[float, float]:
+    """:func:`_plastic_beyond`, and the share of the silhouette (or of the union of ``shape_px``) that is of the
+    pawn's plastic colour."""
     outline = pawn.fit.outline_px
     seen = _inside_pixels(search.image, outline, 0.5)
     if len(seen) == 0:
-        return 0.0
+        return 0.0, 0.0
     plastic = np.log(np.maximum(np.median(seen, axis=0).astype(np.float64), 4.0))
     x, y = pawn.fit.pose[:2]
     try:
@@ -900,7 +934,7 @@ def _plastic_beyond(search: FigureSearch, pawn: _Candidate) -> float:
     x1, y1 = np.ceil(outline.max(axis=0)).astype(int) + grow
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
     if x1 <= x0 or y1 <= y0:
-        return 0.0
+        return 0.0, 0.0
     logs = np.log(np.maximum(search.image[y0:y1, x0:x1].astype(np.float64), 4.0))
     ys, xs = np.mgrid[y0:y1, x0:x1]
     table = search.background_at(np.column_stack([xs.ravel(), ys.ravel()]).astype(np.float64))
@@ -909,12 +943,75 @@ def _plastic_beyond(search: FigureSearch, pawn: _Candidate) -> float:
     same = ((np.linalg.norm(chroma - (plastic - plastic.mean()), axis=2) <= 0.2)
             & (np.abs(logs.mean(axis=2) - plastic.mean()) <= math.log(1.6))
             & (np.linalg.norm(chroma - (table - table.mean(axis=2, keepdims=True)), axis=2) > 0.12))
-    total = int(same.sum())
-    if total == 0:
-        return 0.0
     inside = np.zeros(same.shape, np.uint8)
-    cv2.fillPoly(inside, [np.round((outline - (x0, y0)) * 16).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
-    return float((same & (inside == 0)).sum()) / total
+    for polygon in shape_px or (outline,):
+        cv2.fillPoly(inside, [np.round((polygon - (x0, y0)) * 16).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8,
+                     4)
+    total = int(same.sum())
+    fill = float((same & (inside > 0)).sum()) / max(int((inside > 0).sum()), 1)
+    if total == 0:
+        return 0.0, fill
+    return float((same & (inside == 0)).sum()) / total, fill
+
+
+def _meeple_shape_px(search: FigureSearch, meeple: _Candidate) -> list[np.ndarray]:
+    """A fitted meeple's faces in frame pixels (see :func:`vision.figure_models.meeple_faces`)."""
+    prof = search.profile
+    out = []
+    for face in meeple_faces(getattr(prof, "pawn_height_mm", None) if prof else None):
+        placed = place(face, *meeple.fit.pose, meeple.base_h)
+        out.append(search.projector.project(placed[:, :2], placed[:, 2]))
+    return out
+
+
+def _meeple_fit(search: FigureSearch, pawn: _Candidate) -> _Candidate:
+    """The meeple model (:func:`vision.figure_models.meeple_model`, at the profile's pawn height) fitted where a
+    pawn was: from the pawn's place at six turns (the pawn's fit says nothing of a meeple's), the best outlined
+    quick fit refined with every sample."""
+    prof = search.profile
+    model = meeple_model(getattr(prof, "pawn_height_mm", None) if prof else None)
+    x, y, _ = pawn.fit.pose
+    cand = _Candidate(model, "pawn", CoarseFit((x, y, 0.0), 0.0), base_h=pawn.base_h)
+    crop = search.crop_for(silhouette_mm(model, (x, y, 0.0), search.camera_mm, pawn.base_h))
+    fits = [_refit(search, crop, cand, (x, y, a), quick=True) for a in (0.0, 30.0, 60.0, 90.0, 120.0, 150.0)]
+    cand.fit = max(fits, key=lambda f: f.support - 0.15 * min(f.rms_px, 2.0))
+    cand.fit = _refit(search, crop, cand, cand.fit.pose)
+    return cand
+
+
+def _meeple_instead(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Candidate,
+                    others: list[_Candidate]) -> _Candidate | None:
+    """The meeple fitted where a pawn was (:func:`_meeple_fit`) when it explains the piece clearly better than
+    the peg pawn and a die (see _MEEPLE_SUPPORT) and the plastic around it lies inside its own outline; else None."""
+    meeple = _meeple_fit(search, pawn)
+    support = meeple.fit.support
+    if support < _MEEPLE_SUPPORT or support < _outline_support(pawn) + _MEEPLE_OVER_PEG:
+        return None
+    if support < _die_support(search, blob, crop, pawn, others) + _MEEPLE_OVER_DIE:
+        return None
+    if _plastic_beyond(search, meeple, _meeple_shape_px(search, meeple)) > _MEEPLE_PLASTIC_BEYOND:
+        return None
+    return meeple
+
+
+def _die_support(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Candidate,
+                 others: list[_Candidate]) -> float:
+    """How well the die model is outlined where a pawn was fitted: its own fit among the candidates, and the die
+    fitted from the region's coarse placement and from starts around it (as the search does for a weak fit)."""
+    model = die_model()
+    die = _Candidate(model, "die", coarse_pose(blob.hull_mm, model, search.camera_mm, pawn.base_h), base_h=pawn.base_h)
+    fits = [c.fit for c in others if c.kind == "die" and c.fit is not None]
+    fits += [_refit(search, crop, die, start, quick=True) for start in [die.coarse.pose] + _starts(search, die)]
+    return max(f.support for f in fits)
+
+
+def _as_meeple(search: FigureSearch, piece: DetectedPiece, meeple: _Candidate) -> DetectedPiece:
+    """The pawn reported where the meeple fitted to it stands, with its outline."""
+    x, y, _ = meeple.fit.pose
+    out = replace(piece, x_mm=float(x), y_mm=float(y), outline_px=meeple.fit.outline_px,
+                  confidence=float(np.clip(meeple.fit.support, 0.0, 1.0)))
+    search.fitted[id(out)] = meeple
+    return out
 
 
 def _same_plastic(a: np.ndarray, b: np.ndarray, max_chroma: float = 0.2, max_ratio: float = 1.6) -> bool:
