@@ -178,14 +178,35 @@ def _high_pass(images: np.ndarray, scale_px: float) -> np.ndarray:
     """Subtract each channel's low-pass (the image shrunk to cells of ``scale_px`` and enlarged back): light that
     changes across a piece (a lamp to one side, vignetting) is slow; ink is sharp. Without this a light gradient
     correlates with whatever template happens to share it. (Shrink and enlarge: a tenth of a large blur's cost;
-    two cv2.resize per image beat any batched numpy form of the same linear map.)"""
-    out = np.empty_like(images)
+    two cv2.resize per image beat any batched numpy form of the same linear map; where the cells are whole
+    pixels, three cv2.resize of the whole batch do, bit for bit: see _high_pass_batched.)"""
     h, w = images.shape[1:3]
     small = (max(2, int(round(w / scale_px))), max(2, int(round(h / scale_px))))
+    if len(images) > 1 and h % small[1] == 0 and w % small[0] == 0:
+        return _high_pass_batched(images, small)
+    out = np.empty_like(images)
     for i, image in enumerate(images):
         low = cv2.resize(cv2.resize(image, small, interpolation=cv2.INTER_AREA), (w, h), interpolation=cv2.INTER_LINEAR)
         out[i] = image - low
     return out
+
+
+def _high_pass_batched(images: np.ndarray, small: tuple[int, int]) -> np.ndarray:
+    """:func:`_high_pass` of a batch (n, h, w[, channels]) whose low-pass cells (``small``: columns, rows) are
+    whole blocks of pixels, with every value what the per-image resizes give, bit for bit (checked in the tests):
+    the images stacked down are shrunk at once (whole-block area means never mix two images), enlarged along rows
+    (a resize keeping the height: its vertical step weighs one row 1 and the next 0, exact), then laid side by
+    side and enlarged along columns (a resize keeping the width) with each image's own edges. A batch of 34 tile
+    crops: 1.6x faster than resizing each."""
+    n, h, w = images.shape[:3]
+    channels = images.shape[3] if images.ndim == 4 else 1
+    sw, sh = small
+    stacked = np.ascontiguousarray(images).reshape(n * h, w, channels)
+    shrunk = cv2.resize(stacked, (sw, n * sh), interpolation=cv2.INTER_AREA).reshape(n * sh, sw, channels)
+    wide = cv2.resize(shrunk, (w, n * sh), interpolation=cv2.INTER_LINEAR).reshape(n, sh, w, channels)
+    side = np.ascontiguousarray(wide.transpose(1, 0, 2, 3)).reshape(sh, n * w, channels)
+    tall = cv2.resize(side, (n * w, h), interpolation=cv2.INTER_LINEAR).reshape(h, n, w, channels)
+    return images - tall.transpose(1, 0, 2, 3).reshape(images.shape)
 
 
 def tile_raw(crops: np.ndarray) -> np.ndarray:
