@@ -42,8 +42,6 @@ SEEDS["catwalk"] = dict(zip(EDITIONS, (8, 0, 12, 3), strict=True))
 ABSTAINS: dict[tuple[str, str], str] = {
     ("roll-out-the-barrels", "default"): "a barrel's face unclear (b2), not narrowed; the maze's four coins of each "
                                          "value leave two or more values for it",
-    ("roll-out-the-barrels", "hand-made"): "a barrel's face unclear (b6), not narrowed; the maze's four coins of each "
-                                           "value leave two or more values for it",
     ("whack-a-dummy", "classic"): "a face-down coin where --grid has an ace (c3): its suit side or its value-side "
                                   "ace, both possible",
     ("whack-a-dummy", "hand-made"): "a dummy's face unclear (a6), not narrowed",
@@ -58,7 +56,6 @@ SCORE_ABSTAINS: dict[tuple[str, str], str] = {key: ABSTAINS[key] for key in (("r
 #: (Done-check case of test_reading.DONE_CASES, edition) -> why the verdict is "unsure" where the truth is
 #: known (never a wrong verdict).
 DONE_ABSTAINS: dict[tuple[str, str], str] = {
-    ("solved", "hand-made"): "the coins above columns 1-2 not read surely (nor a pawn for them)",
     ("solved", "bold"): "the coins above columns 3-5 not read surely (nor a pawn for them)",
 }
 
