@@ -60,10 +60,8 @@ from vision.coin_ink import (
     rim_suit,
     suit_hues,
 )
-from vision.coin_twins import ACE_TO as TWIN_ACE_TO
 from vision.coin_twins import ACE_UNTIL as TWIN_ACE_UNTIL
 from vision.coin_twins import SUIT_DOWN_TO as TWIN_SUIT_DOWN_TO
-from vision.coin_twins import SUIT_FROM as TWIN_SUIT_FROM
 from vision.coin_twins import TwinSizes
 
 __all__ = ["Reading", "TileReader", "CoinReader", "MarkReader", "face_share"]
@@ -1044,29 +1042,30 @@ class CoinReader:
 
     def _by_size(self, reading: Reading, per_label: np.ndarray, best: int, crop: np.ndarray) -> Reading:
         """A twin's reading (a symbol ace or its suit side) checked by the printed symbol's size
-        (:mod:`vision.coin_twins`): an unclear coin that could be exactly the two twins is read as the suit side
-        when its symbol is as large as the taught suit side's, as the ace when as small as the taught ace's (an
-        "unclear" band between); a sure twin whose size says the other twin (a window off centre changes the polar
+        (:mod:`vision.coin_twins`): an unclear coin that could be the two twins is read as the suit side when its
+        symbol is as large as the taught suit side's, as the ace when as small as the taught ace's (an "unclear"
+        band between); a sure twin whose size says the other twin (a window off centre changes the polar
         features faster than the size: a classic moons suit side read 1-1.5 mm off as a sure ace) becomes unclear,
-        naming both."""
+        naming both. The twins may be followed by a third reading, another value of their suit (a bold suit side
+        blurred towards its null's dot or its 4): a symbol fitted that well (``coin_twins``' residual) is no
+        numeral or dot (the bench's 0, 2 and 4 of the twin suits fit their symbol at residual 0.14 or more, the
+        twins at 0.05 or less)."""
         if reading.status == "unclear":
             if not coin_twins.READ_BY_SIZE or (self.px_per_mm is not None
                                                and self.px_per_mm < coin_twins.SIZE_FROM_PX_PER_MM):
                 return reading
             could_be = reading.could_be
-            if len(could_be) != 2 or len({suit for suit, _, _ in could_be}) != 1 \
-                    or {(rank, side) for _, rank, side in could_be} != {(1, "value"), (None, "suit")}:
+            if len(could_be) not in (2, 3) or len({suit for suit, _, _ in could_be}) != 1 \
+                    or {(rank, side) for _, rank, side in could_be[:2]} != {(1, "value"), (None, "suit")} \
+                    or (len(could_be) == 3 and (could_be[2][2] != "value" or could_be[2][1] in (1, None))):
                 return reading
             suit = could_be[0][0]
             verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, suit)
             if verdict.side is None:
                 return reading
-            # past the decision by up to a third of the taught gap: confidence 0.5 to 0.75 (a size, not a picture)
-            beyond = verdict.q - TWIN_SUIT_FROM if verdict.side == "suit" else TWIN_ACE_TO - verdict.q
-            confidence = 0.5 + 0.25 * float(np.clip(beyond / 0.3, 0.0, 1.0))
             rank = None if verdict.side == "suit" else 1
             sized = Reading("ok", verdict.side, suit, rank, reading.angle_deg, reading.score, reading.margin,
-                            confidence)
+                            verdict.confidence)
             # a crop far blurrier than the taught coins stays unclear naming both (the sharpness gate would call it
             # "too blurred" and drop the twins a game's rules can choose between: bold Slides of Action 1, 2,2)
             return sized if self._gated(sized, crop[0] if crop.ndim == 4 else crop).status == "ok" else reading

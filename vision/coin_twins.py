@@ -10,13 +10,17 @@ The position of the coin's scale between the taught two, ``q = (scale - ace) / (
 "unclear" band between:
 
 * measured on the bench's judged twin crops (classic and bold coin grids 1000-1005 and tile backs 1100-1105, and
-  held out 1020-1029 / 1120-1129; 343 crops, suns aside): aces fit q -0.23 to 0.71, suit sides 0.21 to 1.32; d'
-  of ace vs suit side 6.5-8.9 per suit, but 2.0 for classic crowns (the crown's thin points fit loosely: residual
-  0.04 against 0.02-0.03). Game suit sides fit below teach's (median q 0.7-0.9, not 1): the renderer draws a
-  symbol a whole number of texture pixels wide, and its game frames use 4 px/mm textures (ace/suit side 48/50 =
-  0.96 of each other) where the teach photos use 3 px/mm (36/38 = 0.947).
-* so a twin is read as its suit side from ``SUIT_FROM`` (0.19 above the largest ace), as its ace up to
-  ``ACE_TO`` (0.21 below the smallest suit side); between, it stays unclear naming both.
+  held out 1020-1029 / 1120-1129, and Easy Slider boards 500-511; 335 crops, suns aside): per suit the aces fit
+  at median q -0.15 to 0.39, the suit sides at 0.63 to 0.94, with a spread (sd) of about 0.1 (d' 4.9-10.4), but
+  classic crowns spread 0.26 (d' 1.6-2.7: the crown's thin points fit loosely, residual 0.04 against 0.02-0.03).
+  Game suit sides fit below teach's (median q 0.7-0.9, not 1): the renderer draws a symbol a whole number of
+  texture pixels wide, and its game frames use 4 px/mm textures (ace/suit side 48/50 = 0.96 of each other)
+  where the teach photos use 3 px/mm (36/38 = 0.947).
+* so a twin is read as its suit side from ``MIDDLE`` + h, as its ace up to ``MIDDLE`` - h, where h is how
+  unsteadily teach's augmented copies of that suit fitted (``unsteady``, the sd of q: 0.235-0.31, classic crowns
+  0.45), at least ``_LEAST_HALF_BAND``; between, it stays unclear naming both. On the bench's crops every suit
+  side lies over 4 of its suit's sds from its ace threshold and every ace as far from its suit-side threshold
+  (classic crowns: 0.0 and 0.9, where its extremes lie, 0.16 and 0.56).
 * the fit must explain the crop (``residual``) and find the symbol near the crop's middle (``shift``), else the
   coin stays unclear (a hand over it, a coin half off its crop).
 
@@ -40,12 +44,14 @@ from rules.pieces import Suit
 # 84.5 -> 87.5 %, bold 82.0 -> 84.3 %; held out 84.8 -> 86.1 %, 83.2 -> 87.5 %; 0 wrong, 0 extra). tests/vision/
 # test_coins.py's could_be tests switch it off: they ask how the print alone names both twins.
 READ_BY_SIZE = True
-# The size is read only in frames of this scale or finer (pixels per table mm at the frame's centre): SUIT_FROM and
-# ACE_TO were measured on frames of 1.5-1.8 px/mm, and at 1 px/mm (an 820x616 preview stream) classic crowns suit
+# The size is read only in frames of this scale or finer (pixels per table mm at the frame's centre): the band
+# was measured on frames of 1.5-1.8 px/mm, and at 1 px/mm (an 820x616 preview stream) classic crowns suit
 # sides fitted as aces (bench_conditions --coin-grids 6: 3 read surely and wrongly)
 SIZE_FROM_PX_PER_MM = 1.4
-SUIT_FROM = 0.9  # a twin is read as its suit side from this q (the bench's aces: 0.71 at most) ...
-ACE_TO = 0.0  # ... and as its ace up to this q (the bench's suit sides: 0.21 at least)
+# The middle of the band left unclear (q): midway between where the bench's aces (median 0.1) and suit sides (0.8)
+# fit; its half-width is the suit's taught ``unsteady``, at least _LEAST_HALF_BAND (see above)
+MIDDLE = 0.45
+_LEAST_HALF_BAND = 0.2
 # A twin read surely by the polar features must fit its size: an ace below ACE_UNTIL, a suit side from
 # SUIT_DOWN_TO up; else the reading is unclear. The bench's twins (above): most aces fit below 0.5 (classic crowns
 # up to 0.71), most suit sides above 0.4 (classic crowns down to 0.21)
@@ -70,6 +76,13 @@ class TwinVerdict:
     scale: float
     residual: float
     reason: str
+    beyond: float = 0.0  # how far q lies past the threshold of the twin it says (0 when it says none)
+
+    @property
+    def confidence(self) -> float:
+        """A reading by size: 0.5, up to 0.75 a third of the taught gap past its threshold (a size, not a
+        picture)."""
+        return 0.5 + 0.25 * float(np.clip(self.beyond / 0.3, 0.0, 1.0))
 
     @property
     def fitted(self) -> bool:
@@ -82,7 +95,7 @@ class TwinSizes:
     """The taught symbols of a profile's twin suits (``taught["coin_twins"]``), ready to fit."""
 
     def __init__(self, taught: dict[str, Any]) -> None:
-        self.suits: dict[Suit, tuple[np.ndarray, float, float]] = {}
+        self.suits: dict[Suit, tuple[np.ndarray, float, float, float]] = {}
         for name, entry in (taught.get("coin_twins") or {}).items():
             ace, suit = float(entry["ace"]), float(entry["suit"])
             if suit - ace < _LEAST_GAP or float(entry.get("unsteady", float("inf"))) > _MOST_UNSTEADY:
@@ -90,7 +103,8 @@ class TwinSizes:
                 # size's fit had its tone term has no "unsteady": its scales are another fit's, left unused)
                 continue
             level = np.asarray(entry["symbol"], np.float32)
-            self.suits[Suit(name)] = (coin_symbol_template(level), ace, suit)
+            half_band = max(_LEAST_HALF_BAND, float(entry["unsteady"]))
+            self.suits[Suit(name)] = (coin_symbol_template(level), ace, suit, half_band)
         # verdicts by crop: a coin read unclear is read again at its best windows, often the same crop (a fit is
         # 25-40 ms on an idle core)
         self._verdicts: dict[tuple[Suit, bytes], TwinVerdict] = {}
@@ -111,15 +125,16 @@ class TwinSizes:
         return self._verdicts[key]
 
     def _judge(self, crop: np.ndarray, suit: Suit) -> TwinVerdict:
-        template, ace, suit_scale = self.suits[suit]
+        template, ace, suit_scale, half_band = self.suits[suit]
         fit = fit_coin_symbol(crop, template, crop_blur_mm=SYMBOL_CROP_BLUR_MM)
         q = (fit.scale - ace) / (suit_scale - ace)
         if fit.residual > _MOST_RESIDUAL:
             return TwinVerdict(None, q, fit.scale, fit.residual, "symbol not fitted")
         if max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) > _MOST_SHIFT_MM:
             return TwinVerdict(None, q, fit.scale, fit.residual, "symbol off the middle")
-        if q >= SUIT_FROM:
-            return TwinVerdict("suit", q, fit.scale, fit.residual, "as large as the suit side")
-        if q <= ACE_TO:
-            return TwinVerdict("value", q, fit.scale, fit.residual, "as small as the ace")
+        if q >= MIDDLE + half_band:
+            return TwinVerdict("suit", q, fit.scale, fit.residual, "as large as the suit side",
+                               q - MIDDLE - half_band)
+        if q <= MIDDLE - half_band:
+            return TwinVerdict("value", q, fit.scale, fit.residual, "as small as the ace", MIDDLE - half_band - q)
         return TwinVerdict(None, q, fit.scale, fit.residual, "size unclear")
