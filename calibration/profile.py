@@ -388,6 +388,7 @@ _SYM_START_SCALE = 0.97  # between an ace (about 0.95) and a suit side (1.0)
 _SYM_START_SIGMA_MM = 0.5
 _SYM_START_NUDGE = np.array([0.0, 0.013, 0.011, -0.007, 0.0])  # the start off exact zeros (turn, shift: see the fit)
 _SYM_SIGMAS_MM = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0])
+_SYM_TURN_HINT_DEG = 30.0  # a fit told the symbol's turn searches this far either side of it
 _SYM_SCALES = (0.7, 1.3)  # the scales a fit may try (a symbol's own or a twin's is about 0.95-1.0)
 # a crop's ink image is blurred this much before a taught symbol (blurred too) is fitted: none. With the tone term
 # the fit's blur may as well run to zero (a crop as sharp as the teach photo); blurring the crop first (0.3, 0.6 mm)
@@ -484,7 +485,7 @@ def _symbol_round_terms(xx: np.ndarray, yy: np.ndarray, tx: float, ty: float, si
 
 
 def fit_coin_symbol(crop: np.ndarray, symbol: np.ndarray, centre_mm: tuple[float, float] = (0.0, 0.0),
-               crop_blur_mm: float = 0.0, passes: int = 2) -> CoinSymbolFit:
+               crop_blur_mm: float = 0.0, passes: int = 2, turn_deg: float | None = None) -> CoinSymbolFit:
     """Fit ``symbol`` (:func:`coin_symbol_template`, or any symbol mask at ``_SYM_UP`` times the crop's sampling) to a
     coin crop: scale, turn, shift, blur, gain, a tone curve, a face shading linearly and whatever is round about
     the symbol's centre beyond 7.2 mm (a printed rim: :func:`_symbol_round_terms`) (variable projection: the linear
@@ -498,7 +499,7 @@ def fit_coin_symbol(crop: np.ndarray, symbol: np.ndarray, centre_mm: tuple[float
     cx, cy = centre_mm
     start = None
     for _ in range(max(1, passes)):
-        result, r, coef, total = _fit_symbol_once(ink, symbol, (cx, cy), start)
+        result, r, coef, total = _fit_symbol_once(ink, symbol, (cx, cy), start, turn_deg)
         start = result
         cx, cy = float(result[2]), float(result[3])
     s, angle, tx, ty, sigma = (float(v) for v in start)
@@ -506,7 +507,8 @@ def fit_coin_symbol(crop: np.ndarray, symbol: np.ndarray, centre_mm: tuple[float
                      float(r @ r) / max(total, 1e-12))
 
 
-def _fit_symbol_once(ink: np.ndarray, symbol: np.ndarray, centre: tuple[float, float], start: np.ndarray | None):
+def _fit_symbol_once(ink: np.ndarray, symbol: np.ndarray, centre: tuple[float, float], start: np.ndarray | None,
+                     turn_deg: float | None = None):
     cx, cy = centre
     inside = np.hypot(_SYM_XX - _SYM_CENTRE - cx * _SYM_PX_PER_MM,
                       _SYM_YY - _SYM_CENTRE - cy * _SYM_PX_PER_MM) / _SYM_PX_PER_MM < _SYM_FIT_DISC_MM
@@ -532,7 +534,9 @@ def _fit_symbol_once(ink: np.ndarray, symbol: np.ndarray, centre: tuple[float, f
 
     if start is None:
         best = None
-        for angle in np.radians(np.arange(0.0, 360.0, 15.0)):  # the turn first, coarsely (the symbol is not round)
+        turns = np.arange(0.0, 360.0, 15.0) if turn_deg is None else \
+            turn_deg + np.arange(-_SYM_TURN_HINT_DEG, _SYM_TURN_HINT_DEG + 1.0, 15.0)
+        for angle in np.radians(turns):  # the turn first, coarsely (the symbol is not round)
             r, _ = solve((_SYM_START_SCALE, angle, cx, cy, _SYM_START_SIGMA_MM))
             cost = float(r @ r)
             if best is None or cost < best[0]:

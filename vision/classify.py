@@ -60,8 +60,6 @@ from vision.coin_ink import (
     rim_suit,
     suit_hues,
 )
-from vision.coin_twins import ACE_UNTIL as TWIN_ACE_UNTIL
-from vision.coin_twins import SUIT_DOWN_TO as TWIN_SUIT_DOWN_TO
 from vision.coin_twins import TwinSizes
 
 __all__ = ["Reading", "TileReader", "CoinReader", "MarkReader", "face_share"]
@@ -1044,12 +1042,12 @@ class CoinReader:
         """A twin's reading (a symbol ace or its suit side) checked by the printed symbol's size
         (:mod:`vision.coin_twins`): an unclear coin that could be the two twins is read as the suit side when its
         symbol is as large as the taught suit side's, as the ace when as small as the taught ace's (an "unclear"
-        band between); a sure twin whose size says the other twin (a window off centre changes the polar
-        features faster than the size: a classic moons suit side read 1-1.5 mm off as a sure ace) becomes unclear,
-        naming both. The twins may be followed by a third reading, another value of their suit (a bold suit side
-        blurred towards its null's dot or its 4): a symbol fitted that well (``coin_twins``' residual) is no
-        numeral or dot (the bench's 0, 2 and 4 of the twin suits fit their symbol at residual 0.14 or more, the
-        twins at 0.05 or less)."""
+        band between); a sure twin whose size doubts it (:meth:`vision.coin_twins.TwinVerdict.doubts`: the polar
+        features read classic moons suit sides as sure aces, and off centre too) becomes unclear, naming both.
+        The twins may be followed by a third reading, another value of their suit (a bold suit side blurred towards
+        its null's dot or its 4): a symbol fitted that well (``coin_twins``' residual) is no numeral or dot (the
+        bench's 0, 2 and 4 of the twin suits fit their symbol at residual 0.14 or more, the twins at 0.05 or
+        less)."""
         if reading.status == "unclear":
             if not coin_twins.READ_BY_SIZE or (self.px_per_mm is not None
                                                and self.px_per_mm < coin_twins.SIZE_FROM_PX_PER_MM):
@@ -1060,7 +1058,7 @@ class CoinReader:
                     or (len(could_be) == 3 and (could_be[2][2] != "value" or could_be[2][1] in (1, None))):
                 return reading
             suit = could_be[0][0]
-            verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, suit)
+            verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, suit, reading.angle_deg)
             if verdict.side is None:
                 return reading
             rank = None if verdict.side == "suit" else 1
@@ -1071,9 +1069,8 @@ class CoinReader:
             return sized if self._gated(sized, crop[0] if crop.ndim == 4 else crop).status == "ok" else reading
         if reading.status != "ok" or best not in self.twin_of:
             return reading
-        verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, reading.suit)
-        the_other_size = verdict.q >= TWIN_ACE_UNTIL if reading.side == "value" else verdict.q < TWIN_SUIT_DOWN_TO
-        if not verdict.fitted or not the_other_size:
+        verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, reading.suit, reading.angle_deg)
+        if not verdict.doubts(reading.side):
             return reading
         twin = self.twin_of[best]
         order = sorted((best, twin), key=lambda k: -per_label[k])
