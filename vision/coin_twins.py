@@ -44,9 +44,9 @@ import numpy as np
 from calibration.profile import SYMBOL_CROP_BLUR_MM, coin_symbol_template, fit_coin_symbol
 from rules.pieces import Suit
 
-# Read unclear twins by the symbol's size (both ways); off: they stay unclear naming both. Measured (dev classic
-# 84.5 -> 87.5 %, bold 82.0 -> 84.3 %; held out 84.8 -> 86.1 %, 83.2 -> 87.5 %; 0 wrong, 0 extra). tests/vision/
-# test_coins.py's could_be tests switch it off: they ask how the print alone names both twins.
+# Read unclear twins by the symbol's size (both ways); off: they stay unclear naming both. Measured (bench_detect
+# dev classic 84.5 -> 90.7 %, bold 82.0 -> 91.0 %; held out 84.8 -> 88.8 %, 83.2 -> 93.9 %; 0 wrong, 0 extra).
+# tests/vision/test_coins.py's could_be tests switch it off: they ask how the print alone names both twins.
 READ_BY_SIZE = True
 # The size is read only in frames of this scale or finer (pixels per table mm at the frame's centre): the band
 # was measured on frames of 1.5-1.8 px/mm, and at 1 px/mm (an 820x616 preview stream) classic crowns suit
