@@ -591,12 +591,25 @@ class TileReader:
             return self._judge(windows[where][0], windows[where][1], windows[where][2], None), where
         likely = np.argsort(-np.maximum(per_label, per_label2))[:candidates]
         aligned: set[int] = set()
+        probes: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # windows of one label each
+        own: dict[int, list[tuple[int, int]]] = {}  # label -> the probe windows it is scored at
 
         def align(label: int) -> None:
             scores = [(windows[w][1][label], windows[w][2][label]) for w in windows]
             best_turn = int(max(scores)[1])
             (dx, dy), _ = self._align_label(features, label, best_turn, m)
             window(dx, dy)
+            # and at the half turn from it: a face's corner symbols sit on a diagonal, so a window a couple of
+            # millimetres off can score a label best upside down (a bold arms 4 best at 0.51 turned, 0.47 upright,
+            # while the ace turned took the window at 0.68: the 4 upright, at its own window 2 px off, fits 0.76).
+            # That window counts for this label alone: every window lends each rival another chance (bold moons
+            # 4s went unclear, a rival upright at a window 4 px off that only a rival's half turn had found)
+            (dx, dy), _ = self._align_label(features, label, (best_turn + 2) % 4, m)
+            if (dx, dy) not in windows:
+                if (dx, dy) not in probes:
+                    vector = self.raw(big[None, m + dy : m + dy + n, m + dx : m + dx + n])[0].reshape(-1)
+                    probes[(dx, dy)] = (vector, *self._per_label(vector, None))
+                own.setdefault(label, []).append((dx, dy))
             aligned.add(label)
 
         def summary() -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
@@ -609,6 +622,11 @@ class TileReader:
                 best_turn[better] = turns[better]
                 for label in np.nonzero(better)[0]:
                     best_where[label] = where
+            for label, wheres in own.items():
+                for where in wheres:
+                    _, per, turns = probes[where]
+                    if per[label] > best_score[label]:
+                        best_score[label], best_turn[label], best_where[label] = per[label], turns[label], where
             return best_score, best_turn, best_where
 
         for label in likely:
@@ -624,6 +642,13 @@ class TileReader:
             best_score, best_turn, best_where = summary()
         top = int(np.argmax(best_score))
         where = best_where[top]
+        while where not in windows:
+            # the winner's half-turn window: every label is read there too, so no rival the winner meets there is
+            # left out of its margin (a bold crowns 5 at its own window beat the 3, never read there, surely)
+            windows[where] = probes[where]
+            best_score, best_turn, best_where = summary()
+            top = int(np.argmax(best_score))
+            where = best_where[top]
         return self._judge(windows[where][0], best_score, best_turn, None), where
 
     def _occlusion(self, vector: np.ndarray, label: int, turn: int, keep: np.ndarray | None) -> tuple[float, float]:

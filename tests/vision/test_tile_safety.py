@@ -7,7 +7,7 @@ from __future__ import annotations
 from detect_scenes import score, slide_jam_frame, taught_profile, tile_block_frame
 
 from calibration.table_calibration import calibrate_from_sheet
-from rules.pieces import Kind
+from rules.pieces import Kind, Suit
 from vision import Detector
 
 
@@ -18,6 +18,20 @@ def _detect(frame, profile):
 def _tiles_at(detection, x, y, within=6.0):
     return [p for p in detection.pieces
             if p.kind is Kind.TILE and abs(p.x_mm - x) < within and abs(p.y_mm - y) < within]
+
+
+def test_a_face_whose_window_is_off_is_not_taken_for_another_face_turned():
+    """Bold Slide Jam seed 1241: the arms 4 at (174.7, 341.6) mm. Its window came 2 px off the tile, and there the
+    4 fit best upside down (0.51, upright 0.47) while the arms ace upside down fit 0.68: each label was searched for
+    its own window at its best turn only, so the 4 never got its window, where upright it fits 0.76. The ace was
+    read surely (confidence 0.6). Each label is searched at the half turn from its best too."""
+    profile = taught_profile("bold")
+    frame = slide_jam_frame(1241, edition="bold")
+    detection = _detect(frame, profile)
+    result = score(detection, frame, profile)
+    assert result.wrong == 0 and result.extra == 0, result.notes
+    read = [p for p in _tiles_at(detection, 174.7, 341.6) if p.side == "face"]
+    assert read and all(p.suit is Suit.ARMS and p.rank == 4 for p in read), read
 
 
 def test_a_hole_in_a_slide_jam_grid_is_not_read_as_a_back():
