@@ -599,18 +599,23 @@ class TileReader:
             best_turn = int(max(scores)[1])
             (dx, dy), _ = self._align_label(features, label, best_turn, m)
             window(dx, dy)
-            # and at the half turn from it: a face's corner symbols sit on a diagonal, so a window a couple of
-            # millimetres off can score a label best upside down (a bold arms 4 best at 0.51 turned, 0.47 upright,
-            # while the ace turned took the window at 0.68: the 4 upright, at its own window 2 px off, fits 0.76).
-            # That window counts for this label alone: every window lends each rival another chance (bold moons
-            # 4s went unclear, a rival upright at a window 4 px off that only a rival's half turn had found)
+            aligned.add(label)
+
+        def align_turned(label: int) -> None:
+            # at the half turn from the label's best: a face's corner symbols sit on a diagonal, so a window a
+            # couple of millimetres off can score a label best upside down (a bold arms 4 best at 0.51 turned,
+            # 0.47 upright, while the ace turned took the window at 0.68: the 4 upright, at its own window 2 px
+            # off, fits 0.76). That window counts for this label alone: every window lends each rival another
+            # chance (bold moons 4s went unclear, a rival upright at a window 4 px off that only a rival's half
+            # turn had found)
+            scores = [(windows[w][1][label], windows[w][2][label]) for w in windows]
+            best_turn = int(max(scores)[1])
             (dx, dy), _ = self._align_label(features, label, (best_turn + 2) % 4, m)
             if (dx, dy) not in windows:
                 if (dx, dy) not in probes:
                     vector = self.raw(big[None, m + dy : m + dy + n, m + dx : m + dx + n])[0].reshape(-1)
                     probes[(dx, dy)] = (vector, *self._per_label(vector, None))
                 own.setdefault(label, []).append((dx, dy))
-            aligned.add(label)
 
         def summary() -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
             best_score = np.full(len(self.labels), -1.0)
@@ -641,6 +646,14 @@ class TileReader:
                 align(label)
             best_score, best_turn, best_where = summary()
         top = int(np.argmax(best_score))
+        # only where some label already reads as a face or back (an unclear one at least): a crop that matches
+        # nothing is left as it was, window and all, for the finder to fit again (a lopsided outline beside the
+        # sheet's edge, read at a half-turn window, was fitted again from there and lost: 2 boards' tiles)
+        if best_score[top] >= self.min_score[self.labels[top][0]]:
+            for label in sorted(aligned):
+                align_turned(label)
+            best_score, best_turn, best_where = summary()
+            top = int(np.argmax(best_score))
         where = best_where[top]
         while where not in windows:
             # the winner's half-turn window: every label is read there too, so no rival the winner meets there is
