@@ -329,19 +329,21 @@ def sheet_in_view(view: TableView, calibration: Calibration, min_correlation: fl
 
 # ----------------------------------------------------------------------------------------------------- background
 def _robust_mean(image: np.ndarray, usable: np.ndarray, size_px: float, passes: int = 2) -> np.ndarray:
-    """A robust local mean of ``image`` (float32 BGR) over ``size_px`` boxes, from ``usable`` pixels only: the
-    mean, then the mean of the pixels near it (pieces, shadows and print differ from the table much more than
-    its grain does), ``passes`` times. Where a box holds almost no usable pixel, a box three times bigger, and
-    failing that the whole image, decides. (OpenCV box filters: a median of that size costs 20 times more.)"""
+    """A robust local mean of ``image`` (float32 BGR) over ``size_px`` boxes, from ``usable`` pixels only (a
+    boolean map, or weights 0..1: the share of each pixel that is table): the mean, then the mean of the pixels
+    near it (pieces, shadows and print differ from the table much more than its grain does), ``passes`` times.
+    Where a box holds almost no usable pixel, a box three times bigger, and failing that the whole image, decides.
+    (OpenCV box filters: a median of that size costs 20 times more.)"""
     k = max(3, int(round(size_px)) | 1)
     ones = np.ones((1, 3), np.float32)
-    weight = usable.astype(np.float32)
+    usable_w = np.asarray(usable).astype(np.float32)
+    weight = usable_w
     mean, wsum = _masked_mean(image, weight, k)
     for _ in range(passes):
         dev = cv2.transform(cv2.absdiff(image, mean), ones)  # summed over the channels
         typical = cv2.divide(cv2.blur(cv2.multiply(dev, weight), (k, k), borderType=cv2.BORDER_REFLECT),
                              cv2.max(wsum, 1e-6))
-        keep = ((dev <= 2.0 * typical + 12.0) & usable).astype(np.float32)
+        keep = cv2.multiply(usable_w, (dev <= 2.0 * typical + 12.0).astype(np.float32))
         if keep.sum() < 0.2 * weight.sum():
             break  # a busy table (print, checks): keep the plain mean
         weight = keep
@@ -357,6 +359,33 @@ def _robust_mean(image: np.ndarray, usable: np.ndarray, size_px: float, passes: 
         t = cv2.merge([np.clip(wsum * 50.0, 0.0, 1.0)] * 3)
         mean = cv2.add(cv2.multiply(mean, t), cv2.multiply(big, 1.0 - t))
     return mean
+
+
+# Coins are no table: the background is estimated off them (the tiles' way of being left out, whole 8 mm pixels,
+# would leave nothing of a coin grid's paper: its gaps are 6 mm). Each 8 mm pixel's colour is the mean of its view
+# pixels off every coin handed in (sure or not) and more than _OFF_COIN_MM from its seen outline (the rim's blur, its
+# shadow), weighted by their share. Leaving out sure coins whole, as the foreground does, left a coin grid's
+# background to the pixels of the unsure coins -- where the dice stand: hand-made dice scene 500 (two script A's read
+# surely) estimated the sheet's paper from its dice, (139, 158, 164) for (175, 200, 205), and found a 3600 mm2 region
+# it took for a hand beside them.
+_OFF_COIN_MM = 2.0
+
+
+def _off_coins(view: TableView, coins: list[Support], img: np.ndarray, weight: np.ndarray,
+               size_b: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The background level's colours (``img``) and weights (``weight``) with the coins' pixels left out."""
+    free = np.ones(view.image.shape[:2], np.uint8)
+    for coin in coins:
+        _fill(free, coin.seen_mm, view, 1.0, 0)
+    r = max(1, int(round(_OFF_COIN_MM * view.px_per_mm)))
+    free = cv2.erode(free, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+    free &= view.valid.astype(np.uint8)
+    share = _shrunk(free.astype(np.float32), view.background_scale, size_b)
+    sums = _shrunk(cv2.multiply(view.image, cv2.merge([free] * 3), dtype=cv2.CV_32F), view.background_scale, size_b)
+    some = (share > 0) & (share < 1)
+    img = img.copy()
+    img[some] = sums[some] / share[some, None]
+    return img, cv2.multiply(weight, share)
 
 
 def _masked_mean(image: np.ndarray, weight: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -454,24 +483,29 @@ def _fields(view: TableView, sheet: SheetLayout | None, supports: list[Support],
         for k, tile in enumerate(tiles):
             _fill(tile_index, tile.support.seen_mm, view, view.coarse_scale, k + 1)
         left_out = tile_index > 0
+        if tiles:
+            usable_f = cv2.min(usable_f, _shrunk((~left_out).astype(np.float32), to_b, size_b))
         if bare:
             coins = np.zeros(small.shape[:2], np.uint8)
             for coin in bare:
                 _fill(coins, coin.seen_mm, view, view.coarse_scale, 1)
             left_out |= coins.astype(bool)
-        usable_f = cv2.min(usable_f, _shrunk((~left_out).astype(np.float32), to_b, size_b))
-    usable = usable_f > 0.99
+    weight = (usable_f > 0.99).astype(np.float32)
+    round_supports = [sup for sup in supports if sup.round]
+    if round_supports:
+        img, weight = _off_coins(view, round_supports, img, weight, size_b)
     size = background_mm * _BACKGROUND_PX_PER_MM
     if sheet is None:
-        table = _robust_mean(img, usable, size)
+        table = _robust_mean(img, weight, size)
         return _Fields(table, table, np.zeros(3, np.float32), None, tiles, tile_index, left_out)
     maps = _maps_for(view, sheet)
-    table = _robust_mean(img, usable & (maps.cover_background < 0.01), size)
+    table = _robust_mean(img, weight * (maps.cover_background < 0.01), size)
     # paper pixels wholly inside the paper and off the print (8 mm pixels: a registration error of a millimetre or
     # two mixes the table or the ink into the ones at their edges)
-    paper_px = cv2.erode(((maps.cover_background > 0.99) & (maps.ink_background < 0.05)).astype(np.uint8),
-                         np.ones((3, 3), np.uint8)).astype(bool) & usable
-    paper = _robust_mean(img, paper_px, size)
+    paper_w = weight * cv2.erode(((maps.cover_background > 0.99) & (maps.ink_background < 0.05)).astype(np.uint8),
+                                 np.ones((3, 3), np.uint8))
+    paper_px = paper_w > 0
+    paper = _robust_mean(img, paper_w, size)
     ys, xs = maps.ink_samples
     seen = view.valid[ys, xs]
     if seen.sum() > 50:

@@ -239,3 +239,20 @@ def test_a_meeple_where_dice_may_stand_is_a_sure_pawn_where_it_stands(seed, suit
             and math.hypot(p.x_mm - meeple["x_mm"], p.y_mm - meeple["y_mm"]) < 1.0]
     assert len(sure) == 1 and sure[0].suit.value == suit, [
         (p.kind, p.suit, round(p.x_mm, 1), round(p.y_mm, 1), p.reason) for p in near]
+
+
+def test_sure_coins_under_no_figure_leave_the_sheets_paper_to_the_background():
+    """Hand-made edition, dice and pawns on a coin grid (seed 500): once the two script A's between the dice read
+    surely, all but the dice's coins were sure, and the background (sure coins left out whole) was estimated from
+    the few pixels left in the grid -- the dice's -- so the sheet's paper around them looked green and dark, a
+    3600 mm2 region was taken for a hand and the dice beside it were "partly hidden by a hand" (5 of 12 figures
+    sure). The background is estimated off every coin, from the paper between them: no hand, and the figures read."""
+    detection, truth = _dice_on_coins("hand-made", 500)
+    assert _sure_figures_right(detection, truth) == []
+    figures = [p for p in detection.pieces + detection.uncertain if p.kind.value in ("pawn", "die")]
+    assert not [p for p in figures if "hand" in (p.reason or "")], [(p.kind, p.reason) for p in figures]
+    sure = [p for p in detection.pieces if p.kind.value in ("pawn", "die")]
+    assert len(sure) >= 10, [(p.kind, p.suit, p.rank, round(p.x_mm), round(p.y_mm), p.reason) for p in figures]
+    for p in sure:
+        near = min(truth, key=lambda t: math.hypot(t["x_mm"] - p.x_mm, t["y_mm"] - p.y_mm))
+        assert p.kind.value == "pawn" or p.rank == near["top"], (p.rank, near)
