@@ -58,7 +58,7 @@ from calibration.teach import (
 )
 from rules.pieces import COIN_MM, TILE_MM, Kind
 from vision.classify import SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, TileReader
-from vision.coin_ink import frame_px_per_mm
+from vision.coin_ink import MARK_COLOUR_PX_PER_MM, frame_px_per_mm, frame_rim_suits, rim_colour
 from vision.coins import fit_coins
 from vision.crops import oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
@@ -1053,8 +1053,34 @@ class Detector:
                 break
             found += more
             seeds += more
-        return [self._doubt_blank_by_marker(piece)
-                for piece in _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)]
+        return self._name_nulls_by_frame(image, [
+            self._doubt_blank_by_marker(piece)
+            for piece in _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)])
+
+    def _name_nulls_by_frame(self, image: np.ndarray, coins: list[DetectedPiece]) -> list[DetectedPiece]:
+        """Sure blank nulls read without a suit given the suit the rims of the frame's sure suited coins show
+        (:func:`vision.coin_ink.frame_rim_suits`: the same print, light and tone curve), where it is clear."""
+        reader = self.coin_reader
+        nulls = [k for k, c in enumerate(coins) if not c.uncertain and c.side == "value" and c.rank == 0
+                 and c.suit is None]
+        if not nulls or len(reader.blank) == 0 or (reader.px_per_mm or 0.0) < MARK_COLOUR_PX_PER_MM:
+            return coins  # (a coarse frame's colour planes fade a line this thin, as rim_suit's rule says)
+        refs = [k for k, c in enumerate(coins) if not c.uncertain and c.suit is not None
+                and not (c.side == "value" and c.rank == 0)]
+        at = nulls + refs
+        centres = np.array([[coins[k].x_mm, coins[k].y_mm] for k in at])
+        heights = np.array([coins[k].height_mm + self.profile.coin_thickness_mm for k in at])
+        crops = sample_crops(image, self.calibration, centres, np.zeros(len(at)), heights, COIN_CROP_MM,
+                             COIN_CROP_PX)
+        colours = [rim_colour(crop) for crop in crops]
+        suits = frozenset(reader.labels[i][1] for i in reader.blank) - {None}
+        named = frame_rim_suits(colours[: len(nulls)], [(colours[len(nulls) + i], coins[k].suit)
+                                                        for i, k in enumerate(refs)], suits)
+        out = list(coins)
+        for k, suit in zip(nulls, named, strict=True):
+            if suit is not None:
+                out[k] = replace(coins[k], suit=suit)
+        return out
 
     def _doubt_blank_by_marker(self, coin: DetectedPiece) -> DetectedPiece:
         """A coin read as a blank face (the null's value side) whose rim reaches within ``_MARKER_RIM_MM`` of two
