@@ -263,8 +263,9 @@ def rim_contradicts(crop: np.ndarray, suit, achromatic: frozenset) -> bool:
 # * the references of one suit spread by 0.03-0.2, and the suits' centres lie 0.1-0.5 apart; in the brightest
 #   frames the faintest rims (darkness 0.02) of every suit look colourless alike;
 # * the rule below (3 references per suit at least, nearest within 1.5 spreads, every other suit 1.75 spreads
-#   farther, the frame's references read right among themselves) read 133 suited coins and 15 nulls right and
-#   none wrong. One step looser in either bound (2.5 spreads within, or 1.25 farther) read 1-2 wrong.
+#   farther, the frame's references read right among themselves) read 130 suited coins and 15 nulls right and
+#   none wrong (/tmp/nulls13/validate.py). Without the frame's check, one step looser in either bound (2.5 spreads
+#   within, or 1.25 farther) read 1-2 wrong; with it, 2.5 spreads within still read a crowns 3 as moons (1020).
 FRAME_RIM_MM = (6.0, 8.9)  # the face between the print (5.3 mm) and the rim (8.2 mm), and the rim, short of the edge
 FRAME_FACE_MM = (5.6, 6.4)  # the face the ratios are taken to (as rim_ink's)
 FRAME_RIM_REFERENCES = 3  # sure coins of EVERY suit that must be in the frame
