@@ -346,3 +346,25 @@ def test_a_blurred_die_face_is_read_by_where_its_close_marks_differ(edition, lea
             assert vote.rank == rank or vote.ambiguous or vote.rank is None, (suit, rank, vote)  # never sure-wrong
             right += vote.rank == rank and not vote.ambiguous
     assert right >= least, right
+
+
+def test_a_classic_ring_blurred_on_a_die_is_read_as_the_null():
+    """Classic Roll Out the Barrels 100: the suns die shows the null, a thin ring that the die's 20-odd frame pixels
+    blur into a thick donut. Matched against the tile's sharp ring it led the bold 4 by 0.07 only ("die face unclear:
+    0 or 4"); the ring matched as blurred as the crop leads clearly. The die is read surely as the suns null."""
+    from detect_scenes import taught_profile
+    from state_scenes import state_case
+
+    from tableside.frame_input import GAME_KINDS
+    from vision.detect import detect_pieces
+
+    case = state_case("roll-out-the-barrels", "classic", 100)
+    image = case.frame.image
+    detection = detect_pieces(image, calibrate_from_sheet(image), taught_profile("classic"),
+                              kinds=GAME_KINDS["roll-out-the-barrels"])
+    die = next(t for t in case.frame.truth if t["kind"] == "die")
+    near = [p for p in detection.pieces + detection.uncertain
+            if p.kind.value == "die" and math.hypot(p.x_mm - die["x_mm"], p.y_mm - die["y_mm"]) < 3.0]
+    assert len(near) == 1, near
+    assert not near[0].uncertain, near[0].reason
+    assert (near[0].suit.value, near[0].rank) == (die["suit"], die["top"]) == ("suns", 0)
