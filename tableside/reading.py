@@ -1261,8 +1261,9 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
     possible = None
     if missing:
         # The maze is all 24 coins, four of each value: the values read may leave a barrel only one
-        possible = still_possible([frozenset((v,)) if v is not None else _barrel_values(layout, i)
-                                   for i, v in enumerate(values)], {v: 4 for v in range(6)})
+        options = [frozenset((v,)) if v is not None else _barrel_values(layout, i) for i, v in enumerate(values)]
+        by_count = still_possible(options, {v: 4 for v in range(6)})
+        possible = _barrels_left(options, values)
         for i in missing:
             if possible is None or len(possible[i]) != 1:
                 continue
@@ -1270,13 +1271,15 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
                 continue  # nothing seen there and no die seen anywhere: the die may stand there, unseen
             values[i] = next(iter(possible[i]))
             name = rank_name(values[i]).lower()
+            by_neighbours = by_count is None or len(by_count[i]) != 1
+            why = (_NEIGHBOUR_RULE if by_neighbours else "the maze is all 24 coins, four of each value: the others "
+                   "read leave only this value")
             if i == cell:
-                notes.append(f"the barrel under the die ({rob.cell_name(cell)}) is hidden: it must be the {name}, "
-                             "the only value the coins read leave (four coins of each value)")
+                notes.append(f"the barrel under the die ({rob.cell_name(cell)}) is hidden: it must be the {name} ("
+                             + ("the only value the coins read leave (four coins of each value)" if not by_neighbours
+                                else why) + ")")
             else:
-                settled.append(Settled(f"the barrel on {rob.cell_name(i)}", f"the {name}",
-                                       "the maze is all 24 coins, four of each value: the others read leave only "
-                                       "this value"))
+                settled.append(Settled(f"the barrel on {rob.cell_name(i)}", f"the {name}", why))
     missing = [i for i, v in enumerate(values) if v is None]
     if missing and missing != [cell]:
         i = next(i for i in missing if i != cell)
@@ -1305,6 +1308,36 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
     except (LayoutError, RulesError) as err:
         raise _layout_error("roll-out-the-barrels", err) from None
     return Reading("roll-out-the-barrels", None, state, state.render(), notes, layout, settled)
+
+
+_NEIGHBOUR_RULE = ("the maze is all 24 coins, four of each value, and no two neighbouring barrels show the same "
+                   "value (the setup's rule): the others read leave only this value")
+
+
+def _barrels_left(options: list[frozenset[int]], values: list[int | None]) -> list[set[int]] | None:
+    """The values each barrel can still have: four coins of each value (the set), and no two orthogonally
+    neighbouring barrels of the same value (the seed's setup: "ensure that no orthogonally adjacent coins have the
+    same value ... Scan the board again"), each narrowing the other until nothing changes. A maze whose barrels
+    read surely already break the neighbour rule was not laid by it, so there the set alone narrows. None when
+    the readings contradict the set."""
+    from rules.epic_funhouse.die import Direction
+    from rules.epic_funhouse.roll_out_the_barrels import conflicts, neighbour
+
+    around = [[n for d in Direction if (n := neighbour(i, d)) is not None] for i in range(24)]
+    supply = {v: 4 for v in range(6)}
+    possible = still_possible(options, supply)
+    if possible is None or conflicts([v if v is not None else -1 - i for i, v in enumerate(values)]):
+        return possible
+    while True:
+        # a barrel cannot show the value its sure neighbours show (the guard above: the read maze keeps the rule)
+        narrowed = [frozenset(p - {v for n in around[i] if len(possible[n]) == 1 for v in possible[n]})
+                    if len(p) > 1 else frozenset(p) for i, p in enumerate(possible)]
+        again = still_possible(narrowed, supply)
+        if again is None or any(not p for p in again):
+            return possible  # the neighbour rule contradicts what is read: it does not hold here
+        if again == possible:
+            return possible
+        possible = again
 
 
 def _barrel_values(layout: CoinGridLayout, i: int) -> frozenset[int]:

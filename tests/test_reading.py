@@ -25,7 +25,7 @@ from rules import plans_of_action as poa
 from rules import slides_of_action as soa
 from rules.epic_funhouse import catwalk, magic_mirror, roll_out_the_barrels, slide_jam, trampo_land, whack_a_dummy
 from rules.epic_funhouse.common import ALL_TILES
-from rules.epic_funhouse.die import COUNTER
+from rules.epic_funhouse.die import COUNTER, Direction
 from rules.pieces import SUITS, TILE_MM, Kind, PyramidPose, PyramidSize, Suit
 from tableside.reading import (
     NotReadable,
@@ -986,6 +986,44 @@ def test_still_possible_is_what_some_way_of_sharing_out_the_set_gives_each_place
     assert still_possible([{7}], one_each) is None  # a reading the set does not have
     # fewer places than pieces (some elsewhere or hidden): only what the places themselves use up counts
     assert still_possible([{1}, {1, 2}], {1: 1, 2: 1, 3: 1}) == [{1}, {2}]
+
+
+def _neighbours(i: int) -> list[int]:
+    return [n for d in Direction if (n := roll_out_the_barrels.neighbour(i, d)) is not None]
+
+
+def test_barrels_the_set_leaves_open_are_settled_by_the_mazes_neighbour_rule():
+    """Two barrels left open between the ace and the 4 (each also no more than "face unclear"): four coins of
+    each value leave either one the ace; the setup's rule (no two orthogonal neighbours alike) settles them where
+    one lies beside a 4 read surely. A maze whose sure barrels break that rule was not laid by it: abstain."""
+    grid = list(roll_out_the_barrels.build_maze([], list(range(6)) * 4, seed=3).grid)
+    assert not roll_out_the_barrels.conflicts(grid)
+    ace = next(i for i, v in enumerate(grid) if v == 1 and any(grid[n] == 4 for n in _neighbours(i)))
+    four = next(i for i, v in enumerate(grid) if v == 4 and ace not in _neighbours(i)
+                and not any(grid[n] == 1 for n in _neighbours(i)))
+    coins = coin_grid(_suited(grid), (60.0, 50.0), 4, rng=2)
+    pieces = seen(coins, 10, rotate_deg=3.0)
+    open_ = list(pieces)
+    open_[ace] = unclear(pieces[ace], (None, 4, "value"), (None, 1, "value"))
+    open_[four] = unclear(pieces[four])  # nothing narrowed: any value
+    reading = read_state(open_, "epic-funhouse", "roll-out-the-barrels")
+    assert reading.state.grid == tuple(grid)
+    settled = {s.where: s for s in reading.settled}
+    assert settled[f"the barrel on {roll_out_the_barrels.cell_name(ace)}"].reading == "the ace"
+    assert settled[f"the barrel on {roll_out_the_barrels.cell_name(four)}"].reading == "the 4"
+    assert all("no two neighbouring barrels" in s.rule for s in reading.settled)
+    # the same two open in a maze whose sure barrels break the rule somewhere else: the rule is not leant on
+    bad = list(grid)
+    far = [i for i in range(24) if i not in (ace, four, *_neighbours(ace), *_neighbours(four))]
+    a, b = next((a, b) for a in far for b in far if a < b and bad[a] != bad[b]
+                and any(bad[n] == bad[b] for n in _neighbours(a) if n != b and n in far))
+    bad[a], bad[b] = bad[b], bad[a]
+    assert roll_out_the_barrels.conflicts(bad)
+    pieces = seen(coin_grid(_suited(bad), (60.0, 50.0), 4, rng=2), 10, rotate_deg=3.0)
+    pieces[ace] = unclear(pieces[ace], (None, 4, "value"), (None, 1, "value"))
+    pieces[four] = unclear(pieces[four])
+    with pytest.raises(NotReadable, match="could be the ace or the 4"):
+        read_state(pieces, "epic-funhouse", "roll-out-the-barrels")
 
 
 def test_barrels_lie_face_up_and_whack_a_dummy_is_settled_by_the_grid():
