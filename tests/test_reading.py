@@ -1237,6 +1237,24 @@ def test_trampo_land_figures_doubted_only_as_pawn_or_die_are_adults_beside_the_o
         read_state(fifth, "epic-funhouse", "trampo-land")
 
 
+def test_pawns_doubted_only_for_something_beside_them_give_their_colours_to_a_position_not_to_a_done_check():
+    """bold Easy Slider 121 (bench_states): every pawn on green felt beside the sheet was doubted only "partly
+    hidden by a hand or another object" (the figure search's unexplained blob there), colours read right."""
+    state = solved_board("CSMA", "32541")
+    pieces = seen(board_pieces(state, 43), 44)
+    pawns = [i for i, p in enumerate(pieces) if p.kind is Kind.PAWN]
+    doubted = list(pieces)
+    for i in pawns:
+        doubted[i] = replace(pieces[i], uncertain=True, reason="partly hidden by a hand or another object",
+                             confidence=0.5)
+    reading = read_state(doubted, "easy-slider")
+    assert reading.state == state
+    rules = [s.rule for s in reading.settled if "pawn" in s.where]
+    assert len(rules) == 4 and all("something unexplained beside it" in r for r in rules)
+    [verdict] = check_easy_slider(doubted)  # a hand may be over the board: a Done check stays unsure
+    assert verdict.verdict == "unsure" and verdict.pawns == [None] * 4
+
+
 def test_a_pawn_doubted_only_for_its_outline_gives_its_colour_to_a_position_not_to_a_done_check():
     state = solved_board("MSAC", "245a3")
     pieces = seen(board_pieces(state, 41), 42)
@@ -1249,9 +1267,10 @@ def test_a_pawn_doubted_only_for_its_outline_gives_its_colour_to_a_position_not_
     assert [s.where for s in reading.settled if "pawn" in s.where] == [f"the pawn beside row {r}" for r in (1, 2, 3)]
     [verdict] = check_easy_slider(doubted)  # a Done check keeps them "partly hidden?": unsure
     assert verdict.verdict == "unsure" and verdict.pawns[:3] == [None, None, None]
-    # any other doubt (a hand, the colour) leaves the pawn unread
-    for reason in ("partly hidden by a hand or another object", "outline unclear (partly hidden?); colour unclear: "
-                   "crowns or moons"):
+    # two doubts (the outline and something beside it: phantoms on prints carry these), or the colour, leave the
+    # pawn unread
+    for reason in ("partly hidden by a hand or another object; outline unclear (partly hidden?)",
+                   "outline unclear (partly hidden?); colour unclear: crowns or moons"):
         other = list(doubted)
         other[pawns[0]] = replace(pieces[pawns[0]], uncertain=True, reason=reason)
         other[pawns[1]] = replace(pieces[pawns[1]], uncertain=True, reason=reason)
