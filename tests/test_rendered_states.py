@@ -40,8 +40,6 @@ SEEDS["catwalk"] = dict(zip(EDITIONS, (8, 0, 12, 3), strict=True))
 
 #: (game or room, edition) -> what the vision could not yet read (the verb abstains), from the frames' runs.
 ABSTAINS: dict[tuple[str, str], str] = {
-    ("roll-out-the-barrels", "default"): "a barrel's face unclear (b2), not narrowed; the maze's four coins of each "
-                                         "value leave two or more values for it",
     ("whack-a-dummy", "classic"): "a face-down coin where --grid has an ace (c3): its suit side or its value-side "
                                   "ace, both possible",
     ("whack-a-dummy", "hand-made"): "a dummy's face unclear (a6), not narrowed",
@@ -51,7 +49,7 @@ ABSTAINS: dict[tuple[str, str], str] = {
     ("trampo-land", "bold"): "the coin on trampoline 1: a kid (suit side) or a bare trampoline (value-side ace)",
 }
 #: The same for ``score`` (the same frames as ``state``, default edition).
-SCORE_ABSTAINS: dict[tuple[str, str], str] = {key: ABSTAINS[key] for key in (("roll-out-the-barrels", "default"),)}
+SCORE_ABSTAINS: dict[tuple[str, str], str] = {}
 
 #: (Done-check case of test_reading.DONE_CASES, edition) -> why the verdict is "unsure" where the truth is
 #: known (never a wrong verdict).
