@@ -60,7 +60,7 @@ from vision.coin_ink import (
     rim_suit,
     suit_hues,
 )
-from vision.coin_twins import TwinSizes
+from vision.coin_twins import TwinSizes, TwinVerdict
 
 __all__ = ["Reading", "TileReader", "CoinReader", "MarkReader", "face_share"]
 
@@ -791,6 +791,9 @@ class CoinReader:
                     self.twin_of[i], self.twin_of[j] = j, i
         # the symbol's size, taught per twin suit (profiles taught before it have none: twins stay unclear)
         self.twin_sizes = TwinSizes(profile.taught) if self.twin_of else None
+        # while a batch is read (read_batch): each twin judged by size, by the id of the reading it gave, with that
+        # reading, its verdict and its crop (the frame's twins are then read against each other: _by_frame)
+        self._twins_seen: dict[int, tuple[Reading, TwinVerdict, np.ndarray]] | None = None
         # the suits printed in black ink (moons in the default and bold editions): see _by_ink
         self.achromatic = achromatic_suits(self.labels, templates.reshape(len(rows), -1))
         # per side, the model without its per-label margins (those teach raised where copies passed for a face):
@@ -891,6 +894,7 @@ class CoinReader:
             crops += [big[i, m + dy : m + dy + n, m + dx : m + dx + n] for dx, dy in where]
         exact = self.correlations(np.stack(crops))  # (all chosen windows, labels, angles)
         out: list[tuple[Reading, tuple[int, int]]] = []
+        self._twins_seen = {} if self.twin_sizes else None
         k = 0
         for i in range(count):
             these = exact[k : k + len(chosen[i])]
@@ -917,6 +921,34 @@ class CoinReader:
                 out.append((reading, (dx, dy)) if label == top else (again, where))
             else:
                 out.append((reading, (dx, dy)))
+        seen, self._twins_seen = self._twins_seen, None
+        return self._by_frame(out, seen) if seen else out
+
+    def _by_frame(self, out: list[tuple[Reading, tuple[int, int]]],
+                  seen: dict[int, tuple[Reading, TwinVerdict, np.ndarray]]) -> list[tuple[Reading, tuple[int, int]]]:
+        """A frame's twins read against each other (:func:`vision.coin_twins.by_frame`): an unclear twin whose
+        symbol's size fell in its suit's unclear band is read by where it lies from the same frame's sure suit
+        sides of its suit (the frame's scale, blur and light are theirs too)."""
+        twins = []
+        for k, (reading, _) in enumerate(out):
+            entry = seen.get(id(reading))
+            if entry is None or entry[0] is not reading:
+                continue
+            if reading.status == "ok":
+                twins.append((k, reading.side, reading.suit, entry[1]))
+            elif reading.could_be:
+                twins.append((k, None, reading.could_be[0][0], entry[1]))
+        decided = coin_twins.by_frame([(side, suit, verdict) for _, side, suit, verdict in twins], self.twin_sizes)
+        out = list(out)
+        for (k, _, suit, _), side in zip(twins, decided, strict=True):
+            if side is None:
+                continue
+            reading, where = out[k]
+            crop = seen[id(reading)][2]
+            sized = Reading("ok", side, suit, None if side == "suit" else 1, reading.angle_deg, reading.score,
+                            reading.margin, coin_twins.FRAME_CONFIDENCE)
+            if self._gated(sized, crop).status == "ok":  # as _by_size: a far blurrier crop stays unclear
+                out[k] = (sized, where)
         return out
 
     def _degraded(self, reading: Reading, label: int) -> bool:
@@ -1120,17 +1152,25 @@ class CoinReader:
             suit = could_be[0][0]
             verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, suit, reading.angle_deg)
             if verdict.side is None:
+                if self._twins_seen is not None and len(could_be) == 2:
+                    self._twins_seen[id(reading)] = (reading, verdict, crop[0] if crop.ndim == 4 else crop)
                 return reading
             rank = None if verdict.side == "suit" else 1
             sized = Reading("ok", verdict.side, suit, rank, reading.angle_deg, reading.score, reading.margin,
                             verdict.confidence)
             # a crop far blurrier than the taught coins stays unclear naming both (the sharpness gate would call it
             # "too blurred" and drop the twins a game's rules can choose between: bold Slides of Action 1, 2,2)
-            return sized if self._gated(sized, crop[0] if crop.ndim == 4 else crop).status == "ok" else reading
+            if self._gated(sized, crop[0] if crop.ndim == 4 else crop).status != "ok":
+                return reading
+            if self._twins_seen is not None:
+                self._twins_seen[id(sized)] = (sized, verdict, crop[0] if crop.ndim == 4 else crop)
+            return sized
         if reading.status != "ok" or best not in self.twin_of:
             return reading
         verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, reading.suit, reading.angle_deg)
         if not verdict.doubts(reading.side):
+            if self._twins_seen is not None:
+                self._twins_seen[id(reading)] = (reading, verdict, crop[0] if crop.ndim == 4 else crop)
             return reading
         twin = self.twin_of[best]
         order = sorted((best, twin), key=lambda k: -per_label[k])

@@ -65,6 +65,17 @@ _LEAST_GAP = 0.03  # teach's ace and suit side must differ by this much in scale
 # bold suns 1.1-3.5, whose game twins overlapped; the other suits 0.08-0.37)
 _MOST_UNSTEADY = 0.6
 _KEPT_VERDICTS = 256
+# A frame's twins read against each other (by_frame). Within one frame the suit sides of a suit fit q within a sd
+# of 0.03-0.06 of their median (classic moons 0.13, classic crowns 0.24), and its ace 0.45-1.0 below it (bench
+# crops of twins-12): a twin left in its suit's unclear band is read by where it lies from the frame's sure twins
+# of its suit (see by_frame), for suits whose taught half band is at most FRAME_MOST_HALF_BAND (not classic
+# crowns: 0.45)
+READ_BY_FRAME = True
+FRAME_SUIT_WITHIN = 0.2
+FRAME_ACE_BELOW = 0.4
+FRAME_REFERENCE_SPREAD = 0.3
+FRAME_MOST_HALF_BAND = 0.35
+FRAME_CONFIDENCE = 0.5
 
 
 @dataclass(frozen=True)
@@ -149,3 +160,50 @@ class TwinSizes:
         else:
             reason = "size unclear"
         return TwinVerdict(side, q, fit.scale, fit.residual, reason, beyond, ace_to)
+
+
+def by_frame(twins: list[tuple[str | None, Suit, TwinVerdict]], sizes: TwinSizes) -> list[str | None]:
+    """One frame's twins read against each other: each ``(side read surely or None, suit, verdict)``; for each, the
+    side it is read as now ("suit", or "value" for the ace), or None. Only a twin left unclear with its size in its
+    suit's unclear band ("size unclear") is read, against the same frame's twins of its suit read surely: as the
+    suit side from FRAME_SUIT_WITHIN below the sure suit sides' median q or FRAME_ACE_BELOW above the sure ace's,
+    as the ace from FRAME_ACE_BELOW below every sure suit side or FRAME_SUIT_WITHIN above the sure ace, and never
+    against the taught middle (a suit side from MIDDLE, an ace up to it) or where the two kinds of reference
+    disagree. Why not the taught sizes alone: a frame's scale, blur and light move every twin of it alike, and they
+    are most of the spread across frames."""
+    if not READ_BY_FRAME:
+        return [None] * len(twins)
+    sure: dict[tuple[Suit, str], list[float]] = {}
+    for side, suit, verdict in twins:
+        if side is not None and verdict.fitted and np.isfinite(verdict.q):
+            sure.setdefault((suit, side), []).append(verdict.q)
+    out: list[str | None] = []
+    for side, suit, verdict in twins:
+        entry = sizes.suits.get(suit)
+        if side is not None or verdict.reason != "size unclear" or entry is None or entry[3] > FRAME_MOST_HALF_BAND:
+            out.append(None)
+            continue
+        suits, aces = sure.get((suit, "suit"), []), sure.get((suit, "value"), [])
+        if suits and max(suits) - min(suits) > FRAME_REFERENCE_SPREAD:
+            suits = []  # sure suit sides of one frame that disagree: no reference
+        q = verdict.q
+        says = set()
+        if suits:
+            if q >= float(np.median(suits)) - FRAME_SUIT_WITHIN:
+                says.add("suit")
+            elif q <= min(suits) - FRAME_ACE_BELOW:
+                says.add("value")
+            else:
+                says.add(None)
+        if aces:
+            if q >= max(aces) + FRAME_ACE_BELOW:
+                says.add("suit")
+            elif q <= min(aces) + FRAME_SUIT_WITHIN:
+                says.add("value")
+            else:
+                says.add(None)
+        said = says.pop() if len(says) == 1 else None
+        if said == "suit" and q < MIDDLE or said == "value" and q > MIDDLE:
+            said = None
+        out.append(said)
+    return out
