@@ -927,8 +927,9 @@ class CoinReader:
     def _by_frame(self, out: list[tuple[Reading, tuple[int, int]]],
                   seen: dict[int, tuple[Reading, TwinVerdict, np.ndarray]]) -> list[tuple[Reading, tuple[int, int]]]:
         """A frame's twins read against each other (:func:`vision.coin_twins.by_frame`): an unclear twin whose
-        symbol's size fell in its suit's unclear band is read by where it lies from the same frame's sure suit
-        sides of its suit (the frame's scale, blur and light are theirs too)."""
+        symbol's size fell in its suit's unclear band is read by where it lies from the same frame's sure twins of
+        its suit (the frame's scale, blur and light are theirs too). ``seen``: the twins judged by size while the
+        batch was read (``_twins_seen``)."""
         twins = []
         for k, (reading, _) in enumerate(out):
             entry = seen.get(id(reading))

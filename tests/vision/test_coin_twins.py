@@ -302,3 +302,30 @@ def test_a_frames_twins_are_read_against_its_sure_twins(seed, suit, side, monkey
                     assert _sure_and_right(piece, truth), (piece, truth)
                     read[on].append(piece)
     assert len(read[True]) > len(read[False]), read
+
+
+def test_a_frame_reads_one_ace_of_a_suit_at_most():
+    """The frame's reading (vision.coin_twins.by_frame) with classic arms verdicts: beside two sure suit sides at q
+    0.85 and 0.9, an unclear twin at 0.3 is the ace and one at 0.8 the suit side; two unclear twins at 0.3 would be
+    two aces of one suit, which a set does not hold, so neither is read; beside a sure ace, a twin as small is not
+    read (a second ace) and one 0.4 above it is its suit side; one reference alone across the taught middle says
+    nothing (a twin at 0.5 is no ace, however far below the suit sides)."""
+    from detect_scenes import taught_profile
+
+    from rules.pieces import Suit
+    from vision.coin_twins import TwinSizes, TwinVerdict, by_frame
+
+    sizes = TwinSizes(taught_profile("classic").taught)
+    arms = Suit("arms")
+
+    def twin(side, q):
+        reason = "size unclear" if side is None else ("as large as the suit side" if side == "suit" else
+                                                      "as small as the ace")
+        return side, arms, TwinVerdict(None, q, 1.0, 0.02, reason)
+
+    suits = [twin("suit", 0.85), twin("suit", 0.9)]
+    assert by_frame(suits + [twin(None, 0.3), twin(None, 0.8)], sizes)[2:] == ["value", "suit"]
+    assert by_frame(suits + [twin(None, 0.3), twin(None, 0.3)], sizes)[2:] == [None, None]
+    assert by_frame([twin("value", 0.0), twin(None, 0.1), twin(None, 0.5)], sizes)[1:] == [None, "suit"]
+    assert by_frame([twin("suit", 0.95), twin(None, 0.5)], sizes)[1:] == [None]
+    assert by_frame([twin(None, 0.3), twin(None, 0.8)], sizes) == [None, None]  # no sure twin: no reference
