@@ -64,6 +64,7 @@ from vision.crops import oversampling, piece_axes, piece_homographies, sample_cr
 from vision.errors import VisionError
 from vision.figure_search import COIN_PRINT_REASON, may_be_a_print
 from vision.grid import angle_from_pieces
+from vision.marker_check import MarkerSamples, markers_shown, sheet_marker_samples, square_hides_marker
 from vision.pieces import DetectedPiece, Detection
 from vision.rectify import TableView
 from vision.segment import (
@@ -139,6 +140,7 @@ _GRID_TURN_DEG = 2.0  # an unread outline turned farther off the grid's tiles is
 _TRIED_MM = TILE_MM / 3  # a lattice place within this of one tried already is not proposed again
 _AROUND_MM = 5.0  # a lattice place whose outline shows a side hardly at all is fitted again from starts this far off
 _REFIT_DRIFT_MM = 3.0  # a lattice place's outline refitted farther off is read at the place itself too
+_MARKER_HIDE_MARGIN_MM = 1.5  # a tile's outline within this of a sample point may leave it uncovered (pose error)
 _SHEET_EDGE_MM = 8.0  # a square "open off the sheet" has a side within this of the sheet's edge (plus a half tile)
 # A coin's printed symbol (the classic set's gold crown) can be fitted as a sure pawn whose silhouette follows the
 # coin's outline: no feature of the figure alone tells it from a real pawn (outline support, share of the region,
@@ -237,6 +239,10 @@ class Detector:
         self.sheet_mm = _sheet_rect(calibration)
         self._colour_view: TableView | None = None
         self._half: tuple[np.ndarray, np.ndarray] | None = None  # (frame, the frame halved): see _sample_tiles
+        self._marker_samples = sheet_marker_samples(calibration)
+        self._marker_boxes = [(*s.points_mm.min(axis=0), *s.points_mm.max(axis=0)) for s in self._marker_samples]
+        self._marker_shown: dict[int, bool] = {}  # the frame's markers looked at so far: see _hides_shown_marker
+        self._grey: np.ndarray | None = None  # the frame's grey image, while it is detected
 
     # -- geometry --------------------------------------------------------------------------------------------
     def _lift(self, view_px: np.ndarray, heights_mm: np.ndarray | float) -> np.ndarray:
@@ -284,7 +290,9 @@ class Detector:
         if unknown:
             raise VisionError(f"unknown piece kind {sorted(unknown)[0]!r}: use {', '.join(ALL_KINDS)}")
         self._half = None  # a camera may reuse one buffer for every frame: nothing of a frame outlives detect
+        self._marker_shown = {}
         shapes = self.shapes(image)
+        self._grey = shapes.grey
         timings = dict(shapes.timings_ms)
         start = time.perf_counter()
         tiles, unread = self._read_tiles(image, shapes) if wanted & {"tile", "coin"} else ([], [])
@@ -702,6 +710,8 @@ class Detector:
             if np.min(distances, initial=np.inf) >= 0.8 * TILE_MM and all(
                     np.hypot(*(pose.centre - p.centre)) >= 0.8 * TILE_MM for _, p, _ in keep):
                 keep.append((owner, pose, fit))
+        # (after the spacing above: a pose left out so still keeps the others near it out, as when it was read)
+        keep = [(owner, pose, fit) for owner, pose, fit in keep if not self._hides_shown_marker(pose)]
         if not keep:
             return best
         again = self._read_poses(image, [pose for _, pose, _ in keep], [fit.support for _, _, fit in keep],
@@ -775,6 +785,7 @@ class Detector:
         distances = squared_distances(np.array([p.centre for p in places]), tiles)
         holes = [p for p, row in zip(places, distances, strict=True)
                  if np.sum(row < (TILE_MM + 15.0) ** 2) >= 2 and row.min() >= (0.6 * TILE_MM) ** 2]
+        holes = [p for p in holes if not self._hides_shown_marker(p)]
         if not holes:
             return []
         return self._read_poses(image, holes, [(0.0, 0.0, 0.0, 0.0)] * len(holes), [True] * len(holes),
@@ -910,6 +921,27 @@ class Detector:
         x, y = float(point[0]), float(point[1])
         reach = TILE_MM / 2
         return any(x0 - reach < x < x1 + reach and y0 - reach < y < y1 + reach for x0, y0, x1, y1 in self.markers_mm)
+
+    def _hides_shown_marker(self, pose: _Pose) -> bool:
+        """Whether a tile found by a search around ``pose`` (its window moved up to ``_ALIGN_PX`` crop pixels
+        each way) would hide samples of a calibration marker the frame shows exactly as printed: then no tile lies
+        there, and a forced search of the place is not worth reading (the sheet's markers make clear square
+        outlines, and lattice places and lopsided outlines land on them: two forced searches, about a tenth of
+        Easy Slider frame 900's detection). A piece lying on a marker hides some of its bits: it is searched as
+        before. The markers are looked at only when asked about, once a frame."""
+        if not self._marker_samples or self._grey is None:
+            return False
+        half = TILE_MM / 2 - _ALIGN_PX * TILE_CROP_MM / TILE_CROP_PX - _MARKER_HIDE_MARGIN_MM
+        x, y = float(pose.centre[0]), float(pose.centre[1])
+        reach = half * math.sqrt(2.0)  # the square's corner, however it is turned
+        near = [k for k, (x0, y0, x1, y1) in enumerate(self._marker_boxes)
+                if x0 - reach < x < x1 + reach and y0 - reach < y < y1 + reach]
+        todo = [k for k in near if k not in self._marker_shown]
+        if todo:
+            shown = markers_shown(self._grey, self.calibration, [self._marker_samples[k] for k in todo])
+            self._marker_shown.update(zip(todo, (bool(v) for v in shown), strict=True))
+        shown_near: list[MarkerSamples] = [self._marker_samples[k] for k in near if self._marker_shown[k]]
+        return square_hides_marker(pose.centre, pose.angle_deg, half, shown_near)
 
     def _check_profile(self, tiles: list[DetectedPiece], unread: list[_TileFinding]) -> None:
         """Many clear tile outlines of which (almost) none reads as a face or back of the profile's set: the

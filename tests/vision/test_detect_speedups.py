@@ -1,0 +1,129 @@
+"""The detector's speed steps that must not change what it finds: forced tile searches left out where they can
+only land on a calibration marker the frame shows exactly as printed (vision.marker_check)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from detect_scenes import board_frame, easy_slider_frame, score, taught_profile
+from tablescene import TilePiece
+
+from calibration.sheet import sheet_layout
+from calibration.table_calibration import calibrate_from_sheet
+from rules.pieces import TILE_MM, Kind
+from vision import Detector
+from vision.crops import piece_axes
+from vision.detect import _Pose
+from vision.marker_check import markers_shown, sheet_marker_samples
+
+
+def _covered(truth: list[dict], points_mm: np.ndarray) -> bool:
+    """Whether a tile of the truth lies over any of the points (its square footprint) or a coin (its disc)."""
+    for piece in truth:
+        offsets = points_mm - np.array([piece["x_mm"], piece["y_mm"]])
+        if piece["kind"] == "tile":
+            right, down = piece_axes(piece.get("angle_deg", 0.0))
+            if np.any((np.abs(offsets @ right) < TILE_MM / 2) & (np.abs(offsets @ down) < TILE_MM / 2)):
+                return True
+        elif piece["kind"] == "coin" and np.any(np.hypot(*offsets.T) < 19.05 / 2):
+            return True
+    return False
+
+
+def _shown_ids(frame, calibration) -> set[int]:
+    samples = sheet_marker_samples(calibration)
+    return {s.marker_id for s, shown in zip(samples, markers_shown(frame.image[..., 1], calibration, samples),
+                                            strict=True) if shown}
+
+
+def test_markers_shown_are_those_no_piece_lies_on():
+    """Easy Slider frame 900 (A3 sheet, 20 markers): the board's tiles lie over the markers of the sheet's left
+    and right edges; the top and bottom rows and the bottom-right one are bare. The check says so marker by
+    marker, and a marker moved by half a cell (the pattern read at the wrong place) is not shown."""
+    frame = easy_slider_frame(900)
+    calibration = calibrate_from_sheet(frame.image)
+    layout = sheet_layout("a3")
+    cell = layout.marker_mm / 6
+    expected = {i for i, corners in layout.markers.items() if not _covered(frame.truth, _cells(corners))}
+    assert len(expected) == 11 and len(layout.markers) - len(expected) == 9
+    assert _shown_ids(frame, calibration) == expected
+    samples = sheet_marker_samples(calibration)
+    moved = [type(s)(s.marker_id, s.points_mm + np.array([cell / 2, 0.0]), s.dark) for s in samples]
+    assert not markers_shown(frame.image[..., 1], calibration, moved).any()
+
+
+def _cells(corners: np.ndarray) -> np.ndarray:
+    """A marker's square sampled every 2 mm (what a piece lying on it would cover)."""
+    steps = np.linspace(0.0, 1.0, 16)
+    u, v = np.meshgrid(steps, steps)
+    return corners[0] + u.reshape(-1, 1) * (corners[1] - corners[0]) + v.reshape(-1, 1) * (corners[3] - corners[0])
+
+
+def test_forced_searches_on_shown_markers_are_left_out_and_change_nothing():
+    """Frame 900's two forced searches (a lattice place on the bottom-right marker, a lopsided outline around
+    the top-right one) read nothing there: they are not read at all now, and every piece found is the same as
+    with every search read."""
+    frame = easy_slider_frame(900)
+    calibration = calibrate_from_sheet(frame.image)
+    detector = Detector(calibration)
+    calls: list[tuple[str, int]] = []
+    read_poses = detector._read_poses
+
+    def counted(image, poses, *args, **kwargs):
+        import sys
+
+        calls.append((sys._getframe(1).f_code.co_name, len(poses)))
+        return read_poses(image, poses, *args, **kwargs)
+
+    detector._read_poses = counted
+    fast = detector.detect(frame.image, kinds=("tile", "coin"))
+    forced = [n for name, n in calls if name in ("_read_drifted", "_refit_lopsided")]
+    assert sum(forced) == 0, calls
+    calls.clear()
+    detector._hides_shown_marker = lambda pose: False  # every search read, as before
+    full = detector.detect(frame.image, kinds=("tile", "coin"))
+    assert sum(n for name, n in calls if name in ("_read_drifted", "_refit_lopsided")) >= 2, calls
+
+    def rows(detection):
+        return [(p.kind, p.suit, p.rank, p.side, round(p.x_mm, 6), round(p.y_mm, 6), p.uncertain, p.reason)
+                for p in [*detection.pieces, *detection.uncertain]]
+
+    assert rows(fast) == rows(full)
+
+
+def test_a_tile_on_a_marker_is_still_searched_and_read():
+    """A tile lying over half of the bottom-right marker (and one over a corner of the bottom-left one), beside
+    a block of tiles: those markers are no longer shown, no search there is left out, and both tiles are read
+    surely and right; the bare markers still are shown, and a search landing on them is left out."""
+    layout = sheet_layout("a3")
+    right_marker = layout.markers[49].mean(axis=0)  # (267, 330): bottom right, beside the board's last row
+    left_marker = layout.markers[55].mean(axis=0)
+    pieces = [TilePiece("arms", 3, "face", float(right_marker[0] - 8.0), float(right_marker[1] - 22.0), 1.0),
+              TilePiece("suns", 0, "face", float(left_marker[0] + 34.0), float(left_marker[1] - 30.0), -0.5),
+              TilePiece("moons", 5, "face", 150.0, 200.0, 0.5), TilePiece("crowns", 2, "face", 203.0, 200.0, 0.3),
+              TilePiece("crowns", 4, "face", 150.0, 253.0, 0.2), TilePiece("moons", 1, "back", 203.0, 253.0, 0.0)]
+    frame = board_frame(pieces, seed=1301)
+    calibration = calibrate_from_sheet(frame.image)
+    shown = _shown_ids(frame, calibration)
+    assert 49 not in shown and 55 not in shown
+    assert {40, 44, 50, 54} <= shown
+    profile = taught_profile("default")
+    detector = Detector(calibration, profile)
+    detection = detector.detect(frame.image, kinds=("tile", "coin"))
+    result = score(detection, frame, profile)
+    assert result.wrong == 0 and result.extra == 0, result.notes
+    for piece in pieces[:2]:
+        found = [p for p in detection.pieces if p.kind is Kind.TILE
+                 and math.hypot(p.x_mm - piece.x_mm, p.y_mm - piece.y_mm) < 6.0]
+        assert [(p.suit.value, p.rank) for p in found] == [(piece.suit, piece.rank)], result.notes
+        assert not detector._hides_shown_marker(_Pose(np.array([piece.x_mm, piece.y_mm]), piece.angle_deg))
+    # a place right on a bare marker is left out; one where a tile would touch it (or overlap it by less than a
+    # search's reach) is not
+    bare = layout.markers[52]  # bottom row, middle: (128, 370) to (168, 410)
+    middle = bare.mean(axis=0)
+    assert detector._hides_shown_marker(_Pose(middle, 0.0))
+    assert detector._hides_shown_marker(_Pose(middle + np.array([0.0, -20.0]), 15.0))
+    for overlap in (0.0, 4.0):
+        above = np.array([middle[0], bare[0, 1] - TILE_MM / 2 + overlap])
+        assert not detector._hides_shown_marker(_Pose(above, 0.0)), overlap
