@@ -240,7 +240,8 @@ class Detector:
         self._colour_view: TableView | None = None
         self._half: tuple[np.ndarray, np.ndarray] | None = None  # (frame, the frame halved): see _sample_tiles
         self._marker_samples = sheet_marker_samples(calibration)
-        self._marker_boxes = [(*s.points_mm.min(axis=0), *s.points_mm.max(axis=0)) for s in self._marker_samples]
+        self._marker_boxes = np.array([(*s.points_mm.min(axis=0), *s.points_mm.max(axis=0))
+                                       for s in self._marker_samples]).reshape(-1, 4)
         self._marker_shown: dict[int, bool] = {}  # the frame's markers looked at so far: see _hides_shown_marker
         self._grey: np.ndarray | None = None  # the frame's grey image, while it is detected
 
@@ -411,6 +412,23 @@ class Detector:
                     search: np.ndarray | None = None) -> list[_TileFinding]:
         """Read the tiles at ``poses`` (one batch); where ``face_only`` (no outline: the grid says a tile should
         be there) the face alone must show it, clearly."""
+        if not poses:
+            return []
+        hidden = self._hiding_shown_markers(poses)
+        if hidden.any():
+            # a place that would hide a marker the frame shows as printed holds no tile: read as nothing unread
+            # (only the others are sampled and read, as one batch)
+            rest = np.nonzero(~hidden)[0]
+            read = iter(self._read_poses_all(image, [poses[i] for i in rest], [supports[i] for i in rest],
+                                             [face_only[i] for i in rest],
+                                             None if search is None else np.asarray(search)[rest]))
+            return [next(read) if not hidden[i] else _TileFinding(poses[i], Reading("none", score=0.0), supports[i])
+                    for i in range(len(poses))]
+        return self._read_poses_all(image, poses, supports, face_only, search)
+
+    def _read_poses_all(self, image: np.ndarray, poses: list[_Pose], supports: list, face_only: list[bool],
+                        search: np.ndarray | None = None) -> list[_TileFinding]:
+        """:meth:`_read_poses` of every pose (none left out)."""
         if not poses:
             return []
         m, n = _ALIGN_PX, TILE_CROP_PX
@@ -647,6 +665,8 @@ class Detector:
         found.sort(key=lambda item: -sum(item[1]))
         found = places + found
         found = [found[i] for i in _apart([pose.centre for pose, _ in found], 0.6 * TILE_MM, first=len(places))]
+        # (after the spacing: a place left out so still keeps the outlines near it out, as when it was read)
+        found = [(pose, support) for pose, support in found if not self._hides_shown_marker(pose)]
         # sure readings, and unclear faces whose rank mark may yet decide (see _read_tiles: those still unclear
         # after it are dropped): a second look that leaves a place unclear adds a doubt, not a tile (a hole of a
         # Plans of Action layout framed by backs, searched, read as an unclear back: "the layout has 17")
@@ -925,23 +945,33 @@ class Detector:
     def _hides_shown_marker(self, pose: _Pose) -> bool:
         """Whether a tile found by a search around ``pose`` (its window moved up to ``_ALIGN_PX`` crop pixels
         each way) would hide samples of a calibration marker the frame shows exactly as printed: then no tile lies
-        there, and a forced search of the place is not worth reading (the sheet's markers make clear square
-        outlines, and lattice places and lopsided outlines land on them: two forced searches, about a tenth of
-        Easy Slider frame 900's detection). A piece lying on a marker hides some of its bits: it is searched as
-        before. The markers are looked at only when asked about, once a frame."""
-        if not self._marker_samples or self._grey is None:
-            return False
+        there, and the place is not worth reading (the sheet's markers make clear square outlines: candidates,
+        lattice places and lopsided outlines land on them, and forced searches of them were about a tenth of Easy
+        Slider frame 900's detection). A piece lying on a marker hides some of its bits: it is read as before.
+        See :meth:`_hiding_shown_markers`."""
+        return bool(self._hiding_shown_markers([pose])[0])
+
+    def _hiding_shown_markers(self, poses: list[_Pose]) -> np.ndarray:
+        """:meth:`_hides_shown_marker` of each pose (bool array). The markers are looked at only when a pose
+        comes near one, each once a frame."""
+        out = np.zeros(len(poses), bool)
+        if not self._marker_samples or self._grey is None or not poses:
+            return out
         half = TILE_MM / 2 - _ALIGN_PX * TILE_CROP_MM / TILE_CROP_PX - _MARKER_HIDE_MARGIN_MM
-        x, y = float(pose.centre[0]), float(pose.centre[1])
         reach = half * math.sqrt(2.0)  # the square's corner, however it is turned
-        near = [k for k, (x0, y0, x1, y1) in enumerate(self._marker_boxes)
-                if x0 - reach < x < x1 + reach and y0 - reach < y < y1 + reach]
-        todo = [k for k in near if k not in self._marker_shown]
+        centres = np.array([p.centre for p in poses], np.float64).reshape(-1, 2)
+        boxes = self._marker_boxes
+        near = ((centres[:, :1] > boxes[None, :, 0] - reach) & (centres[:, :1] < boxes[None, :, 2] + reach)
+                & (centres[:, 1:] > boxes[None, :, 1] - reach) & (centres[:, 1:] < boxes[None, :, 3] + reach))
+        todo = [int(k) for k in np.nonzero(near.any(axis=0))[0] if int(k) not in self._marker_shown]
         if todo:
             shown = markers_shown(self._grey, self.calibration, [self._marker_samples[k] for k in todo])
             self._marker_shown.update(zip(todo, (bool(v) for v in shown), strict=True))
-        shown_near: list[MarkerSamples] = [self._marker_samples[k] for k in near if self._marker_shown[k]]
-        return square_hides_marker(pose.centre, pose.angle_deg, half, shown_near)
+        for i in np.nonzero(near.any(axis=1))[0]:
+            shown_near: list[MarkerSamples] = [self._marker_samples[k] for k in np.nonzero(near[i])[0]
+                                               if self._marker_shown[int(k)]]
+            out[i] = square_hides_marker(poses[i].centre, poses[i].angle_deg, half, shown_near)
+        return out
 
     def _check_profile(self, tiles: list[DetectedPiece], unread: list[_TileFinding]) -> None:
         """Many clear tile outlines of which (almost) none reads as a face or back of the profile's set: the
