@@ -64,7 +64,7 @@ from vision.crops import oversampling, piece_axes, piece_homographies, sample_cr
 from vision.errors import VisionError
 from vision.figure_search import COIN_PRINT_REASON, may_be_a_print
 from vision.grid import angle_from_pieces
-from vision.marker_check import MarkerSamples, markers_shown, sheet_marker_samples, square_hides_marker
+from vision.marker_check import markers_shown, sheet_marker_samples, squares_hide_marker
 from vision.pieces import DetectedPiece, Detection
 from vision.rectify import TableView
 from vision.segment import (
@@ -967,10 +967,12 @@ class Detector:
         if todo:
             shown = markers_shown(self._grey, self.calibration, [self._marker_samples[k] for k in todo])
             self._marker_shown.update(zip(todo, (bool(v) for v in shown), strict=True))
-        for i in np.nonzero(near.any(axis=1))[0]:
-            shown_near: list[MarkerSamples] = [self._marker_samples[k] for k in np.nonzero(near[i])[0]
-                                               if self._marker_shown[int(k)]]
-            out[i] = square_hides_marker(poses[i].centre, poses[i].angle_deg, half, shown_near)
+        angles = np.array([p.angle_deg for p in poses], np.float64)
+        for k in np.nonzero(near.any(axis=0))[0]:
+            if self._marker_shown[int(k)]:
+                at = np.nonzero(near[:, k] & ~out)[0]
+                if len(at):
+                    out[at] = squares_hide_marker(centres[at], angles[at], half, self._marker_samples[int(k)])
         return out
 
     def _check_profile(self, tiles: list[DetectedPiece], unread: list[_TileFinding]) -> None:

@@ -118,12 +118,20 @@ def square_hides_marker(centre_mm: np.ndarray, angle_deg: float, half_mm: float,
     ``least`` light sample points of a marker the frame shows as printed: no piece lies so (it would hide them),
     so nothing there is worth a search. Both kinds are asked for: a dark tile back over dark cells only, or a
     white tile over the white ring only, would leave those samples as printed."""
-    if not shown:
-        return False
-    right, down = piece_axes(angle_deg)
-    for s in shown:
-        offsets = s.points_mm - np.asarray(centre_mm, np.float64)
-        inside = (np.abs(offsets @ right) < half_mm) & (np.abs(offsets @ down) < half_mm)
-        if np.count_nonzero(inside & s.dark) >= least and np.count_nonzero(inside & ~s.dark) >= least:
-            return True
-    return False
+    centres = np.asarray(centre_mm, np.float64).reshape(1, 2)
+    return any(bool(squares_hide_marker(centres, np.array([angle_deg], np.float64), half_mm, s, least)[0])
+               for s in shown)
+
+
+def squares_hide_marker(centres_mm: np.ndarray, angles_deg: np.ndarray, half_mm: float, shown: MarkerSamples,
+                        least: int = 3) -> np.ndarray:
+    """:func:`square_hides_marker` of many squares (centres (n, 2) mm, turns (n,) degrees) and one marker shown:
+    a bool per square."""
+    right, down = piece_axes(np.asarray(angles_deg, np.float64))  # (n, 2) each
+    offsets = shown.points_mm[None, :, :] - np.asarray(centres_mm, np.float64)[:, None, :]  # (n, k, 2)
+    across = np.abs(np.einsum("nkd,nd->nk", offsets, right))
+    along = np.abs(np.einsum("nkd,nd->nk", offsets, down))
+    inside = (across < half_mm) & (along < half_mm)
+    dark = np.count_nonzero(inside & shown.dark[None, :], axis=1)
+    light = np.count_nonzero(inside & ~shown.dark[None, :], axis=1)
+    return (dark >= least) & (light >= least)
