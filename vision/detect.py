@@ -64,7 +64,7 @@ from vision.crops import oversampling, piece_axes, piece_homographies, sample_cr
 from vision.errors import VisionError
 from vision.figure_search import COIN_PRINT_REASON, may_be_a_print
 from vision.grid import angle_from_pieces
-from vision.marker_check import markers_shown, sheet_marker_samples, squares_hide_marker
+from vision.marker_check import markers_shown, sheet_markers, squares_hide_shown
 from vision.pieces import DetectedPiece, Detection
 from vision.rectify import TableView
 from vision.segment import (
@@ -239,10 +239,9 @@ class Detector:
         self.sheet_mm = _sheet_rect(calibration)
         self._colour_view: TableView | None = None
         self._half: tuple[np.ndarray, np.ndarray] | None = None  # (frame, the frame halved): see _sample_tiles
-        self._marker_samples = sheet_marker_samples(calibration)
-        self._marker_boxes = np.array([(*s.points_mm.min(axis=0), *s.points_mm.max(axis=0))
-                                       for s in self._marker_samples]).reshape(-1, 4)
-        self._marker_shown: dict[int, bool] = {}  # the frame's markers looked at so far: see _hides_shown_marker
+        self._markers = sheet_markers(calibration)
+        # the frame's markers looked at so far (1 shown, 0 not, -1 not looked at): see _hiding_shown_markers
+        self._marker_shown = np.full(0 if self._markers is None else len(self._markers.ids), -1, np.int8)
         self._grey: np.ndarray | None = None  # the frame's grey image, while it is detected
 
     # -- geometry --------------------------------------------------------------------------------------------
@@ -291,7 +290,7 @@ class Detector:
         if unknown:
             raise VisionError(f"unknown piece kind {sorted(unknown)[0]!r}: use {', '.join(ALL_KINDS)}")
         self._half = None  # a camera may reuse one buffer for every frame: nothing of a frame outlives detect
-        self._marker_shown = {}
+        self._marker_shown[:] = -1
         shapes = self.shapes(image)
         self._grey = shapes.grey
         timings = dict(shapes.timings_ms)
@@ -954,25 +953,16 @@ class Detector:
     def _hiding_shown_markers(self, poses: list[_Pose]) -> np.ndarray:
         """:meth:`_hides_shown_marker` of each pose (bool array). The markers are looked at only when a pose
         comes near one, each once a frame."""
-        out = np.zeros(len(poses), bool)
-        if not self._marker_samples or self._grey is None or not poses:
-            return out
+        if self._markers is None or self._grey is None or not poses:
+            return np.zeros(len(poses), bool)
         half = TILE_MM / 2 - _ALIGN_PX * TILE_CROP_MM / TILE_CROP_PX - _MARKER_HIDE_MARGIN_MM
-        reach = half * math.sqrt(2.0)  # the square's corner, however it is turned
         centres = np.array([p.centre for p in poses], np.float64).reshape(-1, 2)
-        boxes = self._marker_boxes
-        near = ((centres[:, :1] > boxes[None, :, 0] - reach) & (centres[:, :1] < boxes[None, :, 2] + reach)
-                & (centres[:, 1:] > boxes[None, :, 1] - reach) & (centres[:, 1:] < boxes[None, :, 3] + reach))
-        todo = [int(k) for k in np.nonzero(near.any(axis=0))[0] if int(k) not in self._marker_shown]
-        if todo:
-            shown = markers_shown(self._grey, self.calibration, [self._marker_samples[k] for k in todo])
-            self._marker_shown.update(zip(todo, (bool(v) for v in shown), strict=True))
         angles = np.array([p.angle_deg for p in poses], np.float64)
-        for k in np.nonzero(near.any(axis=0))[0]:
-            if self._marker_shown[int(k)]:
-                at = np.nonzero(near[:, k] & ~out)[0]
-                if len(at):
-                    out[at] = squares_hide_marker(centres[at], angles[at], half, self._marker_samples[int(k)])
+        out, needed = squares_hide_shown(centres, angles, half, self._markers, self._marker_shown)
+        if needed.any():
+            todo = np.nonzero(needed)[0]
+            self._marker_shown[todo] = markers_shown(self._grey, self._markers, todo)
+            out, _ = squares_hide_shown(centres, angles, half, self._markers, self._marker_shown)
         return out
 
     def _check_profile(self, tiles: list[DetectedPiece], unread: list[_TileFinding]) -> None:

@@ -4,6 +4,8 @@ only land on a calibration marker the frame shows exactly as printed (vision.mar
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 from detect_scenes import board_frame, easy_slider_frame, score, taught_profile
@@ -15,7 +17,14 @@ from rules.pieces import TILE_MM, Kind
 from vision import Detector
 from vision.crops import piece_axes
 from vision.detect import _Pose
-from vision.marker_check import markers_shown, sheet_marker_samples
+from vision.marker_check import markers_shown, sheet_markers
+
+
+@lru_cache(maxsize=1)
+def _frame_900():
+    """Easy Slider frame 900 and its calibration from the sheet in it (shared by two tests)."""
+    frame = easy_slider_frame(900)
+    return frame, calibrate_from_sheet(frame.image)
 
 
 def _covered(truth: list[dict], points_mm: np.ndarray) -> bool:
@@ -32,25 +41,24 @@ def _covered(truth: list[dict], points_mm: np.ndarray) -> bool:
 
 
 def _shown_ids(frame, calibration) -> set[int]:
-    samples = sheet_marker_samples(calibration)
-    return {s.marker_id for s, shown in zip(samples, markers_shown(frame.image[..., 1], calibration, samples),
-                                            strict=True) if shown}
+    markers = sheet_markers(calibration)
+    return {int(i) for i in markers.ids[markers_shown(frame.image[..., 1], markers)]}
 
 
 def test_markers_shown_are_those_no_piece_lies_on():
     """Easy Slider frame 900 (A3 sheet, 20 markers): the board's tiles lie over the markers of the sheet's left
     and right edges; the top and bottom rows and the bottom-right one are bare. The check says so marker by
     marker, and a marker moved by half a cell (the pattern read at the wrong place) is not shown."""
-    frame = easy_slider_frame(900)
-    calibration = calibrate_from_sheet(frame.image)
+    frame, calibration = _frame_900()
     layout = sheet_layout("a3")
     cell = layout.marker_mm / 6
     expected = {i for i, corners in layout.markers.items() if not _covered(frame.truth, _cells(corners))}
     assert len(expected) == 11 and len(layout.markers) - len(expected) == 9
     assert _shown_ids(frame, calibration) == expected
-    samples = sheet_marker_samples(calibration)
-    moved = [type(s)(s.marker_id, s.points_mm + np.array([cell / 2, 0.0]), s.dark) for s in samples]
-    assert not markers_shown(frame.image[..., 1], calibration, moved).any()
+    markers = sheet_markers(calibration)
+    points = markers.points_mm + np.array([cell / 2, 0.0])
+    moved = replace(markers, points_mm=points, pixels=calibration.table_to_pixel(points).astype(np.float32))
+    assert not markers_shown(frame.image[..., 1], moved).any()
 
 
 def _cells(corners: np.ndarray) -> np.ndarray:
@@ -65,8 +73,7 @@ def test_places_on_shown_markers_are_not_read_and_change_nothing():
     filter) and its two forced searches (a lattice place on the bottom-right marker, a lopsided outline around
     the top-right one) read nothing there: none of them is read now, and every piece found is the same as with
     every place read."""
-    frame = easy_slider_frame(900)
-    calibration = calibrate_from_sheet(frame.image)
+    frame, calibration = _frame_900()
     detector = Detector(calibration)
     read: list[tuple[str, list]] = []
     read_all = detector._read_poses_all
