@@ -119,6 +119,8 @@ _MARKER_RIM_MM = 3.0  # a coin read blank whose rim comes this close to two shee
 _SHEET_LINE_MM = 3.0  # a lopsided outline's strong side this close to the sheet's edge (and along it) is that edge
 _TURN_AGAIN_DEG = 3.0  # a tile not read surely is fitted again turned this much either way (see _turn_unsure)
 _COIN_FIT_MM = COIN_MM + 8.0
+# a faint peak on the table that read as no coin: its rim fitted again from these starts (mm; _faint_read_around)
+_FAINT_STARTS_MM = ((4.0, 0.0), (-4.0, 0.0), (0.0, 4.0), (0.0, -4.0))
 _TEACH_SHRINK_MM = 7.0  # teach photos: the fit looks for any square outline this much smaller (a printed frame)
 _FAINT_SEEDS = 12  # candidates without an outline read by their face alone, at most
 _MARK_MM = 20.0  # the size of a tile's rank mark (a numeral, a symbol)
@@ -1109,6 +1111,11 @@ class Detector:
                 break
             found += more
             seeds += more
+        # last, so that the coin grids grow as before: faint peaks left with no coin near, read around
+        more = self._faint_read_around(image, shapes, faint, tiles, found)
+        if around is not None:  # dropped where a figure stands, as a meeple's head could pass for a coin
+            around += [piece for _, _, piece in more]
+        found += more
         return self._name_nulls_by_frame(image, [
             self._doubt_blank_by_marker(piece)
             for piece in _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)])
@@ -1306,6 +1313,70 @@ class Detector:
                 if fresh and stacked is not None:
                     stacked.append(piece)
         return found
+
+    def _faint_read_around(self, image: np.ndarray, shapes: Shapes, points_mm: np.ndarray,
+                           tiles: list[DetectedPiece], found: list[tuple[float, np.ndarray, DetectedPiece]]
+                           ) -> list[tuple[float, np.ndarray, DetectedPiece]]:
+        """Faint vote peaks on the bare table (no coin found within a coin of them, on no tile nor grid place)
+        whose rim is fitted again from ``_FAINT_STARTS_MM`` around: every rim that fits as a faint peak's must
+        (``_BLANK_RIM_MATCH``, ``_RIM_SUPPORT_MIN``) is read, and the best sure reading of a printed face (not a
+        null: its mark is the least print) is reported. A light coin in the gap between two of the sheet's markers
+        (Easy Slider's coins above the outer columns) shows its rim along the gap only: the markers' straight
+        edges smear its votes along the gap into peaks 4-8 mm to either side of it, where the fit from the peak
+        takes the markers' edges and the coin's far side for a rim about as well as the coin's own (hand-made
+        Easy Slider 567: 0.596 at 10 mm off, 0.596 on the coin; 542, default 567). Reading every such rim, as
+        :meth:`_read_off_rim` does for a coin on another, finds the face; a sure printed face is still needed."""
+        points = np.asarray(points_mm, float).reshape(-1, 2)
+        if len(points) and found:
+            taken = np.array([[piece.x_mm, piece.y_mm] for _, _, piece in found])
+            points = points[np.min(squared_distances(points, taken), axis=1) >= COIN_MM**2]
+        places = tiles + _grid_holes_of(tiles) if tiles else []
+        if len(points) and places:
+            points = points[~_inside_tiles(places, points).any(axis=1)]
+        if not len(points):
+            return []
+        height = self.profile.coin_thickness_mm
+        centres = self.calibration.pixel_to_table(self.calibration.table_to_pixel(points),
+                                                  np.full(len(points), height))
+        # a coarse frame's faint peaks have their own wider fit (see _fit_and_read_coins): not looked at again
+        centres = centres[_px_per_mm_above(self.calibration, centres, _FINE_PX_PER_MM) >= _FINE_PX_PER_MM]
+        if not len(centres):
+            return []
+        starts = (centres[:, None, :] + np.asarray(_FAINT_STARTS_MM, float)[None]).reshape(-1, 2)
+        owner = np.repeat(np.arange(len(centres)), len(_FAINT_STARTS_MM))
+        heights = np.full(len(starts), height)
+        rims = fit_coins(shapes.gradients, piece_homographies(self.calibration, starts, np.zeros(len(starts)),
+                                                              heights, _COIN_FIT_MM), self.profile.coin_rim_taps)
+        at = starts + np.array([[rim.dx_mm, rim.dy_mm] for rim in rims]).reshape(-1, 2)
+        fits = np.array([rim.match >= _BLANK_RIM_MATCH and rim.support >= _RIM_SUPPORT_MIN for rim in rims], bool)
+        if places:
+            fits &= ~_inside_tiles(places, at).any(axis=1)
+        kept = [k for k in np.nonzero(fits)[0]]
+        kept = [kept[i] for i in _apart([at[k] for k in kept], 0.5)] if kept else []
+        if not kept:
+            return []
+        m, n = _COIN_ALIGN_PX, COIN_CROP_PX
+        size = COIN_CROP_MM * (n + 2 * m) / n
+        where = at[kept]
+        homographies = piece_homographies(self.calibration, where, np.zeros(len(where)), heights[: len(where)], size)
+        big = sample_with(image, homographies, size, n + 2 * m,
+                          oversampling(self.calibration, where[0], size, n + 2 * m))
+        best: dict[int, tuple[Reading, np.ndarray]] = {}
+        for k, place, (reading, shift) in zip(kept, where, self.coin_reader.read_batch(big, m), strict=True):
+            if reading.status != "ok" or reading.rank == 0:
+                continue
+            if owner[k] not in best or reading.score > best[owner[k]][0].score:
+                best[owner[k]] = (reading, place + np.array(shift) * COIN_CROP_MM / n)
+        out: list[tuple[float, np.ndarray, DetectedPiece]] = []
+        for i, (reading, centre) in sorted(best.items(), key=lambda item: -item[1][0].score):
+            if any(math.hypot(centre[0] - p.x_mm, centre[1] - p.y_mm) < 0.8 * COIN_MM for _, _, p in found + out):
+                continue
+            piece = DetectedPiece(Kind.COIN, float(centre[0]), float(centre[1]),
+                                  angle_deg=float(reading.angle_deg % 360.0), confidence=reading.confidence,
+                                  suit=reading.suit, rank=reading.rank, side=reading.side,
+                                  outline_px=self._circle_px(centre, height), height_mm=0.0)
+            out.append((3.0 + reading.score, centres[i], piece))
+        return out
 
     def _read_off_rim(self, image: np.ndarray, shapes: Shapes, centre: np.ndarray, height: float
                       ) -> tuple[Reading, np.ndarray] | None:
