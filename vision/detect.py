@@ -121,6 +121,8 @@ _TURN_AGAIN_DEG = 3.0  # a tile not read surely is fitted again turned this much
 _COIN_FIT_MM = COIN_MM + 8.0
 # a faint peak on the table that read as no coin: its rim fitted again from these starts (mm; _faint_read_around)
 _FAINT_STARTS_MM = ((4.0, 0.0), (-4.0, 0.0), (0.0, 4.0), (0.0, -4.0))
+_GAP_RIM_MATCH, _GAP_RIM_SUPPORT = 0.4, 0.3  # ... and the bars its rims meet between two markers (see there)
+_GAP_MARKER_MM = 5.0  # a coin whose rim comes this close to two sheet markers lies in the gap between them
 _TEACH_SHRINK_MM = 7.0  # teach photos: the fit looks for any square outline this much smaller (a printed frame)
 _FAINT_SEEDS = 12  # candidates without an outline read by their face alone, at most
 _MARK_MM = 20.0  # the size of a tile's rank mark (a numeral, a symbol)
@@ -1385,7 +1387,12 @@ class Detector:
         rims = fit_coins(shapes.gradients, piece_homographies(self.calibration, starts, np.zeros(len(starts)),
                                                               heights, _COIN_FIT_MM), self.profile.coin_rim_taps)
         at = starts + np.array([[rim.dx_mm, rim.dy_mm] for rim in rims]).reshape(-1, 2)
-        fits = np.array([rim.match >= _BLANK_RIM_MATCH and rim.support >= _RIM_SUPPORT_MIN for rim in rims], bool)
+        # in the gap between two markers the rim shows along the gap only (its top and bottom are the markers'
+        # edges): a lower bar there (_GAP_RIM_MATCH, _GAP_RIM_SUPPORT); a sure printed face is still needed
+        gap = np.repeat([self._between_markers(c) for c in centres], len(_FAINT_STARTS_MM))
+        fits = np.array([rim.match >= (_GAP_RIM_MATCH if g else _BLANK_RIM_MATCH)
+                         and rim.support >= (_GAP_RIM_SUPPORT if g else _RIM_SUPPORT_MIN)
+                         for rim, g in zip(rims, gap, strict=True)], bool)
         if places:
             fits &= ~_inside_tiles(places, at).any(axis=1)
         kept = [k for k in np.nonzero(fits)[0]]
@@ -1414,6 +1421,20 @@ class Detector:
                                   outline_px=self._circle_px(centre, height), height_mm=0.0)
             out.append((3.0 + reading.score, centres[i], piece))
         return out
+
+    def _between_markers(self, centre: np.ndarray) -> bool:
+        """Whether a coin at ``centre`` (table mm) would come within ``_GAP_MARKER_MM`` of two of the calibration
+        sheet's markers: in the gap between two of them (20 mm, about a coin's width), or a few millimetres off it
+        (a faint peak seen at the table's height, lifted to the coin's top, moves 1-2 mm)."""
+        if self.markers_mm is None:
+            return False
+        reach = COIN_MM / 2 + _GAP_MARKER_MM
+        near = 0
+        for x0, y0, x1, y1 in self.markers_mm:
+            dx = max(x0 - centre[0], 0.0, centre[0] - x1)
+            dy = max(y0 - centre[1], 0.0, centre[1] - y1)
+            near += math.hypot(dx, dy) < reach
+        return near >= 2
 
     def _read_off_rim(self, image: np.ndarray, shapes: Shapes, centre: np.ndarray, height: float
                       ) -> tuple[Reading, np.ndarray] | None:
