@@ -1968,12 +1968,7 @@ def survey_teach_photo(image: np.ndarray, calibration: Calibration, name: str = 
     centres = detector._lift(candidates[:, :2], tiles_thick) if len(candidates) else np.zeros((0, 2))
     # "up" is the quarter turn nearest the table's up (the layout is laid square to the table)
     angles = ((candidates[:, 2] + 45.0) % 90.0) - 45.0 if len(candidates) else np.zeros(0)
-    homographies = piece_homographies(calibration, centres, angles, tiles_thick, _TILE_FIT_MM + 4.0)
-    fits = fit_tiles(shapes.gradients, homographies, TILE_MM, reach_mm=5.0)
-    poses = []
-    for centre, angle, fit in zip(centres, angles, fits, strict=True):
-        right, down = piece_axes(angle)
-        poses.append((centre + fit.du_mm * right + fit.dv_mm * down, angle + fit.dangle_deg))
+    fits, poses = _teach_tile_fits(shapes.gradients, calibration, centres, angles, tiles_thick)
 
     def plausible(i: int) -> bool:
         centre, angle = poses[i]
@@ -2024,6 +2019,38 @@ def survey_teach_photo(image: np.ndarray, calibration: Calibration, name: str = 
     return TeachPhoto(name, tiles, coins, figures, tuple(float(v) for v in white), float(
         calibration.px_per_mm_at(tile_centres.mean(axis=0) if len(tiles) else np.zeros(2))),
         (image.shape[1], image.shape[0]))
+
+
+_TEACH_FIT_TURN_DEG = 1.9  # a fit turns a tile by 2 degrees at most (vision.tiles._fit_tiles): one that turned
+_TEACH_FIT_AGAIN = 3  # ... this far stopped at its reach, not at the outline, and is fitted again (this often)
+
+
+def _teach_tile_fits(gradients: tuple[np.ndarray, np.ndarray], calibration: Calibration, centres: np.ndarray,
+                     angles: np.ndarray, height_mm: float) -> tuple[list[TileFit], list[tuple[np.ndarray, float]]]:
+    """Each teach tile candidate's outline fit and its pose (centre mm, angle degrees). The candidates' angles
+    come from a coarse matched filter: bold's moons 4 and arms 5 start 5.5 degrees off (their bold print pulls
+    it), and one fit reaches 2 degrees, so they stopped 3 degrees off and teach learned those faces turned
+    (read 4-5 degrees off their true turn in game frames). A fit that turned as far as it can is fitted again
+    from where it stopped until its turn settles: the outline, not the search's reach, gives the turn."""
+    fits = fit_tiles(gradients, piece_homographies(calibration, centres, angles, height_mm, _TILE_FIT_MM + 4.0),
+                     TILE_MM, reach_mm=5.0)
+    poses = []
+    for centre, angle, fit in zip(centres, angles, fits, strict=True):
+        right, down = piece_axes(angle)
+        poses.append((centre + fit.du_mm * right + fit.dv_mm * down, float(angle + fit.dangle_deg)))
+    for _ in range(_TEACH_FIT_AGAIN):
+        again = [i for i, fit in enumerate(fits) if abs(fit.dangle_deg) >= _TEACH_FIT_TURN_DEG]
+        if not again:
+            break
+        refits = fit_tiles(gradients, piece_homographies(calibration, np.array([poses[i][0] for i in again]),
+                                                         np.array([poses[i][1] for i in again]), height_mm,
+                                                         _TILE_FIT_MM + 4.0), TILE_MM, reach_mm=5.0)
+        for i, fit in zip(again, refits, strict=True):
+            centre, angle = poses[i]
+            right, down = piece_axes(angle)
+            poses[i] = (centre + fit.du_mm * right + fit.dv_mm * down, angle + fit.dangle_deg)
+            fits[i] = fit
+    return fits, poses
 
 
 def _grid_holes(centres: np.ndarray, angles: np.ndarray) -> np.ndarray:
