@@ -508,11 +508,11 @@ class Submove:
         if op in ("-", "_"):
             if self.order is not None and isinstance(self.to, PieceLocation) and self.to.piece == self.order:
                 return f"{self.piece}{op}%{self.order}"
-            return f"{self.piece}{op}{self.to}" + (f"%{self.order}" if self.order is not None else "")
+            return f"{self.piece}{op}{self._to_text()}" + (f"%{self.order}" if self.order is not None else "")
         if op in ("@", "\\"):
             if self.order is not None and isinstance(self.to, PieceLocation) and self.to.piece == self.order:
                 return f"{self.spec}{op}%{self.order}"
-            return f"{self.spec}{op}{self.to}" + (f"%{self.order}" if self.order is not None else "")
+            return f"{self.spec}{op}{self._to_text()}" + (f"%{self.order}" if self.order is not None else "")
         if op in ("*", "+", "!"):
             return f"{op}{self.piece}"
         if op in ("#", ":"):
@@ -529,6 +529,12 @@ class Submove:
         if op in ("~", "="):
             return f"{self.piece}{op}{self.spec}"
         raise ValueError(f"unknown operator {op!r}")  # pragma: no cover
+
+    def _to_text(self) -> str:
+        # the active location is written "&" where an order follows: "-%id" alone means "to where id is"
+        if isinstance(self.to, ActiveLocation) and self.order is not None:
+            return "&"
+        return str(self.to)
 
 
 _HYPHEN = re.compile(r"(?<![(<,])-")
