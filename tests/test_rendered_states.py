@@ -42,6 +42,7 @@ SEEDS["catwalk"] = dict(zip(EDITIONS, (8, 0, 12, 3), strict=True))
 ABSTAINS: dict[tuple[str, str], str] = {
     ("whack-a-dummy", "classic"): "a face-down coin where --grid has an ace (c3): its suit side or its value-side "
                                   "ace, both possible",
+    ("whack-a-dummy", "hand-made"): "a dummy's face unclear (a6), not narrowed",
     ("whack-a-dummy", "bold"): "a dummy where --grid has an ace (b5): the ace, suns' suit side or the null, all "
                                "possible",
     ("trampo-land", "classic"): "the coin on trampoline 1: a kid (suit side) or a bare trampoline (value-side ace)",
