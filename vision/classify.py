@@ -113,9 +113,6 @@ _COIN_DEGRADED = 0.05  # coins: a sure reading this far below its face's typical
 # coins read at each label's own best window: the per-label margins teach raised apply at the reading's own window,
 # rivals elsewhere need the model's margin (see CoinReader._judge_faces); a switch for A/B measurements
 SPLIT_ALIGNED_MARGINS = True
-# ... and a value read at its own window, over another value read only elsewhere, needs that rival behind by the
-# model's margin without its low-score term (see CoinReader._leads_values_elsewhere); a switch for A/B measurements
-VALUES_ELSEWHERE_PLAIN_MARGIN = True
 
 
 @dataclass(frozen=True)
@@ -1229,7 +1226,7 @@ class CoinReader:
             return Reading("ok", side, suit, rank, angle, score, margin, confidence)
         base_margin = self.base_models[side].margin_for(index, score)
         if here is not None and SPLIT_ALIGNED_MARGINS and rank != 0 and score >= model.trusted_score \
-                and (margin >= base_margin or self._leads_values_elsewhere(per_label, here, best, base_margin)) \
+                and margin >= base_margin \
                 and score - float(np.max(np.delete(here, best), initial=-1.0)) >= min_margin:
             # Each label read at its own best window (the aligned search): a label's own margin, raised where
             # teach's copies of another face passed for it, was measured as teach reads a copy (every label at
@@ -1257,35 +1254,6 @@ class CoinReader:
         if masked >= min_score + 0.1 and 0 < covered <= _COVERED_SHARE:
             return Reading("hidden", side, None, None, angle, masked, margin, confidence, "partly hidden", covered)
         return Reading("none", score=score, margin=margin, confidence=confidence, covered=covered)
-
-    def _leads_values_elsewhere(self, per_label: np.ndarray, here: np.ndarray, best: int, base_margin: float) -> bool:
-        """Whether value label ``best``, read at its own window (``here``: every label's score there), leads every
-        other label by ``base_margin``, except the values that score better only at a window elsewhere
-        (``per_label``: every label's best), which need the value model's own margin (its ``min_margin``) without
-        the term that grows as the score falls below the typical one.
-
-        Why: the default "4" and "A" share the triangle. Where the coin's 4 is printed, the A fits 1-2 mm off
-        (the aligned search finds it there, 0.07 behind the 4); at the 4's own window it trails by 0.12 or more.
-        Game frames' 4s score 0.74-0.79, below the model's typical 0.85, so the low-score term asked 0.08-0.11 of a
-        rival that is not even at the 4's place: every default barrel 4 of bench_states' Roll Out the Barrels was
-        unclear. That term guards a degraded crop, where other faces come close at the same window; the rival at
-        the reading's own window is still held to the full margin (the caller's test). Not for the suit side: a
-        blurred value coin read as its suit side beat the value elsewhere by up to 0.10 (its model's margin 0.116).
-        Every truth coin of bench_detect's default and hand-made frames (offsets 0 and 20), blurred 0/1/1.6 px and
-        moved 1 mm: the wrong values that this could let through led by 0.018 at most (the hand-made A over its 4,
-        rival 1 px away; needed 0.056); the value side's sure readings gained, none wrong."""
-        if not VALUES_ELSEWHERE_PLAIN_MARGIN or self.labels[best][0] != "value":
-            return False
-        score = float(per_label[best])
-        plain = self.label_model[best][0].min_margin
-        for k, (side, _, _) in enumerate(self.labels):
-            if k == best:
-                continue
-            elsewhere = side == "value" and float(here[k]) < float(per_label[k])
-            gap = score - float(per_label[k])
-            if gap < (plain if elsewhere else base_margin):
-                return False
-        return True
 
     def _occlusion(self, polar: np.ndarray, template: int, shift: int) -> tuple[float, float]:
         """Share of the coin (8 sectors, plus the middle) unlike the best template at its best turn, and the
