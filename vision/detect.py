@@ -1192,13 +1192,7 @@ class Detector:
         marker is kept (tile-backs seed 1101: a crowns null whose rim touches a marker, in all four editions)."""
         if coin.uncertain or coin.side != "value" or coin.rank != 0 or self.markers_mm is None:
             return coin
-        reach = COIN_MM / 2 + _MARKER_RIM_MM
-        near = 0
-        for x0, y0, x1, y1 in self.markers_mm:
-            dx = max(x0 - coin.x_mm, 0.0, coin.x_mm - x1)
-            dy = max(y0 - coin.y_mm, 0.0, coin.y_mm - y1)
-            near += math.hypot(dx, dy) < reach
-        if near < 2:
+        if self._markers_within(coin.x_mm, coin.y_mm, COIN_MM / 2 + _MARKER_RIM_MM) < 2:
             return coin
         return replace(coin, uncertain=True, suit=None, rank=None, confidence=min(coin.confidence, 0.5),
                        reason="blank face between sheet markers")
@@ -1428,13 +1422,16 @@ class Detector:
         (a faint peak seen at the table's height, lifted to the coin's top, moves 1-2 mm)."""
         if self.markers_mm is None:
             return False
-        reach = COIN_MM / 2 + _GAP_MARKER_MM
+        return self._markers_within(centre[0], centre[1], COIN_MM / 2 + _GAP_MARKER_MM) >= 2
+
+    def _markers_within(self, x_mm: float, y_mm: float, reach_mm: float) -> int:
+        """How many of the calibration sheet's markers come within ``reach_mm`` of a point (table mm)."""
         near = 0
         for x0, y0, x1, y1 in self.markers_mm:
-            dx = max(x0 - centre[0], 0.0, centre[0] - x1)
-            dy = max(y0 - centre[1], 0.0, centre[1] - y1)
-            near += math.hypot(dx, dy) < reach
-        return near >= 2
+            dx = max(x0 - x_mm, 0.0, x_mm - x1)
+            dy = max(y0 - y_mm, 0.0, y_mm - y1)
+            near += math.hypot(dx, dy) < reach_mm
+        return near
 
     def _read_off_rim(self, image: np.ndarray, shapes: Shapes, centre: np.ndarray, height: float
                       ) -> tuple[Reading, np.ndarray] | None:
