@@ -48,6 +48,23 @@ def _symbol(edition: str, suit: str) -> np.ndarray:
     return coin_symbol_template(coin_symbol_level(_crop(edition, suit, "suit", 0.0, 0.3, np.random.default_rng(9))))
 
 
+def _detect_switched(monkeypatch, frame, edition: str, switch: str, on: bool):
+    """Tiles and coins of a rendered frame read with one of vision.coin_twins' switches set, through the whole
+    chain (the edition's taught profile, calibration from the sheet); nothing may be sure and wrong either way."""
+    from detect_scenes import score, taught_profile
+
+    import vision.coin_twins
+    from calibration.table_calibration import calibrate_from_sheet
+    from vision.detect import Detector
+
+    profile = taught_profile(edition)
+    monkeypatch.setattr(vision.coin_twins, switch, on)
+    detection = Detector(calibrate_from_sheet(frame.image), profile).detect(frame.image, kinds=("tile", "coin"))
+    result = score(detection, frame, profile)
+    assert result.wrong == 0 and result.covered_wrong == 0, result.notes
+    return detection
+
+
 @pytest.mark.parametrize("edition,suit", [("classic", "arms"), ("bold", "moons")])
 def test_the_fitted_scale_is_the_prints_not_the_blurs(edition, suit):
     rng = np.random.default_rng(5)
@@ -127,21 +144,12 @@ def test_twins_are_read_by_their_symbols_size(family, edition, seed, side, monke
     calibration from the sheet). With the size's reading switched off, none of them is read surely. (Classic
     Easy Slider 502's arms ace fits q 0.03-0.14: it was left in the unclear band while its ace's threshold was q 0
     for every suit; the band is now each suit's own, from how steadily teach fitted it.)"""
-    from detect_scenes import easy_slider_frame, score, taught_profile, tile_block_frame
-
-    import vision.coin_twins
-    from calibration.table_calibration import calibrate_from_sheet
-    from vision.detect import Detector
+    from detect_scenes import easy_slider_frame, tile_block_frame
 
     frame = (tile_block_frame if family == "tile-backs" else easy_slider_frame)(seed, edition=edition)
-    profile = taught_profile(edition)
-    calibration = calibrate_from_sheet(frame.image)
     sure = {}
     for on in (False, True):
-        monkeypatch.setattr(vision.coin_twins, "READ_BY_SIZE", on)
-        detection = Detector(calibration, profile).detect(frame.image, kinds=("tile", "coin"))
-        result = score(detection, frame, profile)
-        assert result.wrong == 0 and result.covered_wrong == 0, result.notes
+        detection = _detect_switched(monkeypatch, frame, edition, "READ_BY_SIZE", on)
         sure[on] = [p for p in detection.pieces if p.kind.value == "coin" and p.side == side
                     and (side == "suit" or p.rank == 1) and p.suit is not None]
     assert not sure[False] and sure[True], sure
@@ -278,21 +286,12 @@ def test_a_frames_twins_are_read_against_its_sure_twins(seed, suit, side, monkey
     holds sure twins of their suits, a moons ace at q -0.05 and arms suit sides at 0.82 and 0.89: measured in the
     same frame (one scale, blur and light), the moons are 0.5 above their ace and the arms ace 0.4 below its suit
     sides, and they are read so; none is read wrongly. Without the frame's reading they stay unclear."""
-    from detect_scenes import coin_grid_frame, score, taught_profile
-
-    import vision.coin_twins
-    from calibration.table_calibration import calibrate_from_sheet
-    from vision.detect import Detector
+    from detect_scenes import coin_grid_frame
 
     frame = coin_grid_frame(seed, edition="classic")
-    profile = taught_profile("classic")
-    calibration = calibrate_from_sheet(frame.image)
     read = {}
     for on in (False, True):
-        monkeypatch.setattr(vision.coin_twins, "READ_BY_FRAME", on)
-        detection = Detector(calibration, profile).detect(frame.image, kinds=("tile", "coin"))
-        result = score(detection, frame, profile)
-        assert result.wrong == 0 and result.covered_wrong == 0, result.notes
+        detection = _detect_switched(monkeypatch, frame, "classic", "READ_BY_FRAME", on)
         read[on] = []
         for truth in _twin_truths(frame):
             if truth["suit"] != suit or truth["side"] != side:
