@@ -1176,8 +1176,10 @@ class Detector:
                              COIN_CROP_PX)
         colours = [rim_colour(crop) for crop in crops]
         suits = frozenset(reader.labels[i][1] for i in reader.blank) - {None}
+        held = frozenset(c.suit for c in coins if not c.uncertain and c.side == "value" and c.rank == 0
+                         and c.suit is not None)  # these suits' nulls are known: a set has one of each
         named = frame_rim_suits(colours[: len(nulls)], [(colours[len(nulls) + i], coins[k].suit)
-                                                        for i, k in enumerate(refs)], suits)
+                                                        for i, k in enumerate(refs)], suits, held)
         out = list(coins)
         for k, suit in zip(nulls, named, strict=True):
             if suit is not None:

@@ -86,3 +86,48 @@ def test_a_frame_whose_rims_do_not_tell_the_suits_apart_reads_no_null():
     # an arms reference among the suns' rims: the frame does not tell its suits apart, nothing is read
     mixed = refs + [(np.array([0.0, -0.5]), "arms")]
     assert frame_rim_suits([np.array([-0.39, 0.21])], mixed, SUITS) == [None]
+
+
+def test_a_frames_known_nulls_leave_their_suits_to_the_other_nulls():
+    """bench_detect's default coin grid 1001 (a dim frame: faces about 150): the moons and arms nulls are read in a
+    suit, the crowns and suns nulls' rims lie near more than one suit's. A set has one null of each suit, so the two
+    left are read among the suits left, and each in its own."""
+    frame = coin_grid_frame(1001, edition="default")
+    profile = default_profile()
+    detection = Detector(calibrate_from_sheet(frame.image), profile).detect(frame.image, kinds=("coin",))
+    result = score(detection, frame, profile, kinds=("coin",))
+    assert result.wrong == 0 and result.extra == 0, result.notes
+    nulls = [p for p in detection.pieces if p.side == "value" and p.rank == 0]
+    truths = [t for t in frame.of_kind("coin") if t["side"] == "value" and t["rank"] == 0]
+    assert len(nulls) == len(truths) == 4
+    read = {}
+    for truth in truths:
+        near = min(nulls, key=lambda p: np.hypot(p.x_mm - truth["x_mm"], p.y_mm - truth["y_mm"]))
+        read[truth["suit"]] = None if near.suit is None else near.suit.value
+    assert read == {suit: suit for suit in SUITS}
+
+
+def _square(centre, step=0.02):
+    """Four rim colours around ``centre``: their median is the centre and their spread ``step``."""
+    x, y = centre
+    return [np.array(p) for p in ((x + step, y), (x - step, y), (x, y + step), (x, y - step))]
+
+
+def test_a_suit_whose_null_is_known_is_not_given_again_and_frees_the_others():
+    """Suns' and arms' rims 0.04 apart in a frame (their spreads 0.03): a null on the suns' centre is not clearly
+    nearer suns than arms. With the arms null known it is the suns'; with the suns null known it is not given to a
+    suit whose rims it is not within; and a known suit is never given again."""
+    centres = {"suns": (0.0, -0.5), "arms": (0.04, -0.5), "moons": (0.0, 0.0), "crowns": (-0.4, 0.2)}
+    refs = [(c, s) for s, at in centres.items() for c in _square(at)]
+    on_suns = np.array([0.0, -0.5])
+    assert frame_rim_suits([on_suns], refs, SUITS) == [None]
+    assert frame_rim_suits([on_suns], refs, SUITS, frozenset({"arms"})) == ["suns"]
+    assert frame_rim_suits([np.array([-0.05, -0.5])], refs, SUITS, frozenset({"suns"})) == [None]  # arms 0.09 off
+    assert frame_rim_suits([np.array([-0.4, 0.2])], refs, SUITS, frozenset({"crowns"})) == [None]
+    # rounds: with the arms' rims 0.06 off the suns', a null beyond the suns' centre is clearly the suns'; a null
+    # halfway is then the arms' (alone it is neither's)
+    centres["arms"] = (0.06, -0.5)
+    refs = [(c, s) for s, at in centres.items() for c in _square(at)]
+    halfway = np.array([0.03, -0.5])
+    assert frame_rim_suits([halfway], refs, SUITS) == [None]
+    assert frame_rim_suits([np.array([-0.01, -0.5]), halfway], refs, SUITS) == ["suns", "arms"]
