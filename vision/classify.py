@@ -398,13 +398,15 @@ class TileReader:
         orders = np.argsort(-per_label, axis=1)
         out = []
         for i in range(len(big)):
-            reading = self._judge(raw[i], per_label[i], turn[i], None, orders[i])
             forced = search is not None and bool(search[i])
             allowed = align is None or bool(align[i])
+            searchable = m > 0 and allowed and (per_label[i].max() >= SEARCH_MIN_SCORE or forced)
+            # a crop searched unless it reads clearly here: whether a low match is a covered tile or nothing is
+            # left to the search's own reading (either is searched; the cell-by-cell look cost 1-2 ms a crop)
+            reading = self._judge(raw[i], per_label[i], turn[i], None, orders[i], occlusion=not searchable)
             # a clear reading well below what the face typically scores is checked too: its rivals, read where
             # they fit, may come closer than they do at this window
-            if (reading.status != "ok" or self.degraded(reading)) and m > 0 and allowed \
-                    and (per_label[i].max() >= SEARCH_MIN_SCORE or forced):
+            if (reading.status != "ok" or self.degraded(reading)) and searchable:
                 out.append(self.read_aligned(big[i], m, first=(raw[i], per_label[i], turn[i]), force=forced))
             else:
                 out.append((reading, (0, 0)))
@@ -464,9 +466,10 @@ class TileReader:
         return self._judge(vector, per_label, turn, keep)
 
     def _judge(self, vector: np.ndarray, per_label: np.ndarray, turn: np.ndarray, keep: np.ndarray | None,
-               order: np.ndarray | None = None) -> Reading:
+               order: np.ndarray | None = None, occlusion: bool = True) -> Reading:
         """The reading from every label's best correlation and turn (``order``: ``np.argsort(-per_label)``, when
-        already sorted with a batch)."""
+        already sorted with a batch). Without ``occlusion``, a low match reads as nothing without the cell-by-cell
+        look for a covered tile (``hidden``): for a crop that either outcome sends to a search."""
         if order is None:
             order = np.argsort(-per_label)
         best = int(order[0])
@@ -499,7 +502,7 @@ class TileReader:
                            could_be=could_be, close=faces)
         # Low correlation: covered, or not a tile. Compare cell by cell with the best template (unless nothing
         # matches at all: wood, paper, a marker).
-        if score < 0.35:
+        if score < 0.35 or not occlusion:
             return Reading("none", score=score, margin=margin, confidence=confidence)
         covered, masked_score = self._occlusion(vector, best, int(turn[best]), keep)
         if masked_score >= min_score + 0.1 and 0 < covered <= _COVERED_SHARE:

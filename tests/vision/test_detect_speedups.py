@@ -1,5 +1,6 @@
 """The detector's speed steps that must not change what it finds: forced tile searches left out where they can
-only land on a calibration marker the frame shows exactly as printed (vision.marker_check)."""
+only land on a calibration marker the frame shows exactly as printed (vision.marker_check); a crop the tile reader
+searches anyway is not first looked at cell by cell for a covered tile (TileReader.read_batch)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ import numpy as np
 from detect_scenes import board_frame, easy_slider_frame, score, taught_profile
 from tablescene import TilePiece
 
+from calibration.profile import default_profile
 from calibration.sheet import sheet_layout
 from calibration.table_calibration import calibrate_from_sheet
 from rules.pieces import TILE_MM, Kind
 from vision import Detector
+from vision.classify import TileReader
 from vision.crops import piece_axes
 from vision.detect import _Pose
 from vision.marker_check import markers_shown, sheet_markers
@@ -139,3 +142,45 @@ def test_a_tile_on_a_marker_is_still_searched_and_read():
     for overlap in (0.0, 4.0):
         above = np.array([middle[0], bare[0, 1] - TILE_MM / 2 + overlap])
         assert not detector._hides_shown_marker(_Pose(above, 0.0)), overlap
+
+
+class _LookingFirst(TileReader):
+    """The tile reader as it was: every crop's first reading settles a low match cell by cell (covered or nothing)
+    even where the crop is searched anyway."""
+
+    def _judge(self, vector, per_label, turn, keep, order=None, occlusion=True):
+        return super()._judge(vector, per_label, turn, keep, order)
+
+
+def test_searched_crops_skip_the_occlusion_look_and_read_the_same(monkeypatch):
+    """Easy Slider board 505 (default set): its tile batches searched around (wide crops) hold crops that match
+    a tile weakly; the first reading of those no longer looks cell by cell for a covered tile (1-2 ms a crop), as
+    the search reads them anyway. Every batch reads exactly as before (label, score, window), with fewer looks."""
+    frame = easy_slider_frame(505)
+    calibration = calibrate_from_sheet(frame.image)
+    profile = default_profile()
+    batches = []
+    real_batch = TileReader.read_batch
+
+    def recording(self, big, margin, *args, **kwargs):  # a spy: records each wide batch, reads it unchanged
+        if margin > 0:
+            batches.append((big.copy(), margin, args, kwargs))
+        return real_batch(self, big, margin, *args, **kwargs)
+
+    monkeypatch.setattr(TileReader, "read_batch", recording)
+    Detector(calibration, profile).detect(frame.image, kinds=("tile",))
+    monkeypatch.undo()
+    assert batches
+    looks = {"new": 0, "old": 0}
+    readings = {}
+    for name, reader in (("new", TileReader(profile)), ("old", _LookingFirst(profile))):
+        real_look = reader._occlusion
+
+        def counted(*args, name=name, real_look=real_look):
+            looks[name] += 1
+            return real_look(*args)
+
+        reader._occlusion = counted
+        readings[name] = [reader.read_batch(big, margin, *args, **kwargs) for big, margin, args, kwargs in batches]
+    assert readings["new"] == readings["old"]
+    assert looks["new"] < looks["old"]
