@@ -538,6 +538,7 @@ class Detector:
         proposed: list[np.ndarray] = []
         drifted: list[_Pose] = []
         unread_places: list[tuple[_Pose, tuple[float, float, float, float]]] = []
+        lattice: list[_TileFinding] = []
         for _round in range(10):  # lattice completion: grids grow from the tiles found into faint-edged ones
             tiles = _best_tiles(findings)
             proposals = _lattice_proposals(tiles, proposed, self.view)
@@ -556,6 +557,7 @@ class Detector:
             read = self._read_poses(image, [poses[k] for k in kept], [refits[k][1].support for k in kept],
                                     list(faint_place), faint_place)
             findings += read
+            lattice += read
             # an outline refitted far off the lattice's place that reads as nothing: kept to look at again
             drifted += [_Pose(proposals[k, :2], float(proposals[k, 2])) for k, f in zip(kept, read, strict=True)
                         if f.reading.status == "none" and _outline_usable(refits[k][1].support)
@@ -563,6 +565,7 @@ class Detector:
             unread_places += [(poses[k], refits[k][1].support) for k, f in zip(kept, read, strict=True)
                               if f.reading.status == "none" and _outline_usable(refits[k][1].support)
                               and np.hypot(*(poses[k].centre - proposals[k, :2])) <= _REFIT_DRIFT_MM]
+        findings += self._turn_lattice_to_grid(image, shapes, lattice, findings)
         findings += self._read_drifted(image, drifted, findings)
         second = self._refit_around(image, shapes, unread_places, findings)
         second += self._refit_around_corner(image, shapes, unread_places, findings + second)
@@ -637,6 +640,42 @@ class Detector:
         for (i, _, _), finding in zip(usable, again, strict=True):
             out[i] = finding  # the pose at the grid's turn, read or not (a back under coins is read again later)
         return out
+
+    def _turn_lattice_to_grid(self, image: np.ndarray, shapes: Shapes, lattice: list[_TileFinding],
+                              findings: list[_TileFinding]) -> list[_TileFinding]:
+        """Lattice places whose outline shows every side half or more but reads as nothing, turned off the grid's
+        turn (the tiles read surely, averaged on the circle) by over ``_GRID_TURN_DEG``, on no tile read: fitted
+        again at the grid's turn and read there (searched around); only sure readings are kept. A place takes
+        the turn of the tile it was grown from, and one turned tile turns its neighbours' places (hand-made
+        Slide Jam board 1244: the arms null's place came at -6.1 degrees from a turned neighbour, the tile at
+        -0.3; its outline refitted there read nothing). :meth:`_turn_to_grid` does this for the candidates'
+        outlines, before the lattice grows."""
+        sure = [f for f in findings if f.reading.status == "ok"]
+        if len(sure) < 2:
+            return []
+        grid, _ = angle_from_pieces(f.pose.angle_deg for f in sure)
+        read = [f.pose.centre for f in findings if f.reading.status != "none"]
+        off = [f for f in lattice if f.reading.status == "none" and min(f.support) >= 0.5
+               and abs((f.pose.angle_deg - grid + 45.0) % 90.0 - 45.0) > _GRID_TURN_DEG
+               and not self._on_marker(f.pose.centre)
+               and all(np.hypot(*(f.pose.centre - c)) >= 0.6 * TILE_MM for c in read)]
+        if not off:
+            return []
+        # from the place and from the four starts of _refit_around around it: the place's outline, fitted at the
+        # wrong turn, can lie 5 mm off the tile (1244: 4.4 mm left of it and 4.7 below)
+        right, down = piece_axes(grid)
+        starts = [f.pose.centre + step for f in off for step in (0.0, _AROUND_MM * right, -_AROUND_MM * right,
+                                                                    _AROUND_MM * down, -_AROUND_MM * down)]
+        refits = self._fit_tiles(shapes.gradients, np.array(starts).reshape(-1, 2), np.full(len(starts), grid))
+        usable = [(pose, fit) for pose, fit in refits if _outline_usable(fit.support)
+                  and not self._open_off_sheet(pose, fit.support) and not self._hides_shown_marker(pose)
+                  and all(np.hypot(*(pose.centre - c)) >= 0.6 * TILE_MM for c in read)]
+        if not usable:
+            return []
+        again = self._read_poses(image, [pose for pose, _ in usable], [fit.support for _, fit in usable],
+                                 [False] * len(usable), np.ones(len(usable), bool))
+        sure_again = sorted((f for f in again if f.reading.status == "ok"), key=lambda f: -f.reading.score)
+        return [sure_again[i] for i in _apart([f.pose.centre for f in sure_again], 0.6 * TILE_MM)]
 
     def _refit_around(self, image: np.ndarray, shapes: Shapes,
                       places: list[tuple[_Pose, tuple[float, float, float, float]]], findings: list[_TileFinding]
