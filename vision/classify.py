@@ -50,7 +50,7 @@ from calibration.profile import (
     tile_raw,
 )
 from rules.pieces import Suit
-from vision import coin_twins
+from vision import coin_twins, coin_values
 from vision.coin_ink import (
     ACHROMATIC_MAX,
     MARK_COLOUR_PX_PER_MM,
@@ -873,6 +873,10 @@ class CoinReader:
         where = chosen[k]
         reading = self._gated(self._judge(best, top, int(np.argmax(exact[k, top])), crops[k : k + 1],
                                           here=per_exact[k]), crops[k])
+        if coin_values.READ_BY_WINDOW and reading.status == "unclear" and reading.reason == "face unclear":
+            windows = [chosen[int(j)] for j in np.argmax(per_exact, axis=0)]  # each label's own best window
+            reading = self._by_window(reading, best, top, int(np.argmax(exact[k, top])), crops[k : k + 1],
+                                      per_exact[k], windows)
         return reading, where, top
 
     def read_batch(self, big: np.ndarray, margin: int) -> list[tuple[Reading, tuple[int, int]]]:
@@ -1115,6 +1119,37 @@ class CoinReader:
             return reading
         blank = self._blank_reading(crop)  # a blank face is judged by its rim, not by correlating noise
         return blank if blank is not None else reading
+
+    def _by_window(self, reading: Reading, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray,
+                   here: np.ndarray, windows: list[tuple[int, int]]) -> Reading:
+        """An unclear value numeral read by where it and its close rivals fit (:mod:`vision.coin_values`): sure
+        when it fits at the fitted rim's centre, every face read at its own window trails it there by the full
+        margin, and every face that comes within the margin (read at its own best window) is a value face fitting
+        only farther off the rim's centre. Then checked as every sure reading is (ink, face colour, sharpness)."""
+        side, suit, rank = self.labels[best]
+        if side != "value" or rank not in coin_values.RANKS or best in self.blank_set or best in self.twin_of:
+            return reading
+        model, index = self.label_model[best]
+        score = float(per_label[best])
+        need = model.margin_for(index, score)
+        if score < model.trusted_score or score - float(np.max(np.delete(here, best), initial=-1.0)) < need:
+            return reading
+        if self._judge_faces(per_label, best, shift, crop, here).status != "unclear":
+            return reading  # unclear for another reason than a face within the margin (ink, twins' size)
+        needs = np.array([need if lab[0] == side else max(need, _SIDE_MARGIN) for lab in self.labels])
+        close = coin_values.close_rivals(per_label, best, needs)
+        # the other side (its symbol fits a millimetre or two off a numeral) held to the model's plain margin too
+        if any(self.labels[k][0] != side and score - float(per_label[k]) < model.min_margin for k in close) \
+                or not coin_values.fits_at_rim(best, close, windows):
+            return reading
+        margin = float(score - max(float(per_label[k]) for k in close)) if close else need
+        sure = Reading("ok", side, suit, rank, shift * 360.0 / COIN_ANGLES, score, margin, 0.5)
+        if self.achromatic:
+            sure = self._by_ink(sure, per_label, crop)
+        if sure.status != "ok" or face_share(crop[0]) < _FACE_SHARE_MIN:
+            return reading
+        sure = self._gated(sure, crop[0])
+        return sure if sure.status == "ok" else reading
 
     def _twins_could_be(self, per_label: np.ndarray) -> tuple[tuple[Suit | None, int | None, str | None], ...]:
         """The readings of an unclear coin whose best two labels are twins (a value-side ace printed as its suit's

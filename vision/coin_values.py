@@ -1,0 +1,62 @@
+"""A coin's value numeral told from a close rival by where each fits: at the coin's rim centre, or off it.
+
+The polar coin features (:func:`calibration.profile.coin_polar`) are sampled around a centre; a millimetre off
+the print's own centre, another numeral's template can fit the same print about as well. The bold edition's
+serif "3" and "4" (and "3" and its suit's ace or null dot) are such pairs: at the 3's own window the 4 trails
+by 0.2-0.4, at a window 1-1.5 mm off the 3's the 4 scores within 0.01-0.06 of the 3 at its own, so the aligned
+search (each label read at its own best window) left 40 bold 3s "face unclear" over bench_detect's four seed
+offsets. At its own window each face leads its rival on the very cells where the two differ, so neither the
+scores nor a masked correlation on those cells tells which window is the print's (measured: the wrong winners
+led there by more than the right ones).
+
+What does tell is the coin's rim. The detector fits the rim (vision/coins.py) to within 0.6 mm of the truth
+on the bench's coins (1.1 px of the crop at 2 px/mm; median 0.3 px), and a coin's print is centred on it.
+A numeral that fits at the rim's centre while each close rival fits only farther off is that numeral.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+# The winner's own window must lie within this many crop pixels (COIN_CROP_MM / COIN_CROP_PX: 0.5 mm a pixel) of
+# the fitted rim centre: the rim fit's error on bench_detect's bold coins was 1.1 px at most.
+NEAR_RIM_PX = 1.5
+# ... and every close rival's own window at least this much farther from the rim centre than the winner's
+FARTHER_PX = 1.0
+# ... and at least this far from the winner's window (one pixel either way is the same print read a hair apart)
+APART_PX = 1.5
+
+# The ranks read so. Not the 4: a hand-made "A" blurred 1.6 px with its rim fitted 0.5 mm off read as a sure 4
+# so (its "4" fits a millimetre off an A: fours-13), and a bold 3 washed out to its stem fits a 4 (bench_detect
+# --seed-offset 40, Easy Slider 540). Module switch READ_BY_WINDOW: the benchmarks' A/B runs set it False.
+RANKS = frozenset({2, 3, 5})
+READ_BY_WINDOW = True
+
+
+def window_distance(window: tuple[int, int]) -> float:
+    """Distance in crop pixels of a window ``(dx, dy)`` from the crop's centre (the fitted rim centre)."""
+    return math.hypot(window[0], window[1])
+
+
+def fits_at_rim(winner: int, close: Sequence[int], windows: Sequence[tuple[int, int]]) -> bool:
+    """Whether label ``winner`` fits at the rim's centre and each label in ``close`` (its rivals within the margin)
+    only farther off. ``windows``: each label's own best window ``(dx, dy)`` in crop pixels from the rim centre."""
+    own = windows[winner]
+    near = window_distance(own)
+    if near > NEAR_RIM_PX:
+        return False
+    for k in close:
+        there = windows[k]
+        if window_distance(there) < near + FARTHER_PX \
+                or math.hypot(there[0] - own[0], there[1] - own[1]) < APART_PX:
+            return False
+    return True
+
+
+def close_rivals(best: np.ndarray, winner: int, need: np.ndarray) -> list[int]:
+    """The labels whose best score comes within ``need`` (per label) of the winner's."""
+    gap = float(best[winner]) - best
+    return [int(k) for k in np.nonzero(gap < need)[0] if int(k) != winner]
