@@ -938,8 +938,10 @@ class CoinReader:
                   seen: dict[int, tuple[Reading, TwinVerdict, np.ndarray]]) -> list[tuple[Reading, tuple[int, int]]]:
         """A frame's twins read against each other (:func:`vision.coin_twins.by_frame`): an unclear twin whose
         symbol's size fell in its suit's unclear band is read by where it lies from the same frame's sure twins of
-        its suit (the frame's scale, blur and light are theirs too). ``seen``: the twins judged by size while the
-        batch was read (``_twins_seen``)."""
+        its suit (the frame's scale, blur and light are theirs too); an unclear twin of a suit whose size the fit
+        does not read (suns, classic crowns) is read as the suit side where another twin of its suit has less ink
+        (:func:`vision.coin_twins.by_ink`). ``seen``: the twins judged by size while the batch was read
+        (``_twins_seen``)."""
         twins = []
         for k, (reading, _) in enumerate(out):
             entry = seen.get(id(reading))
@@ -950,14 +952,18 @@ class CoinReader:
             elif reading.could_be:
                 twins.append((k, None, reading.could_be[0][0], entry[1]))
         decided = coin_twins.by_frame([(side, suit, verdict) for _, side, suit, verdict in twins], self.twin_sizes)
+        # the twins of suits the fit does not read (suns, classic crowns), against each other by their ink
+        inked = coin_twins.by_ink([(side, suit, coin_twins.ink_sizes(seen[id(out[k][0])][2]))
+                                   for k, side, suit, _ in twins], self.twin_sizes)
         out = list(out)
-        for (k, _, suit, _), side in zip(twins, decided, strict=True):
+        for (k, _, suit, _), by_size, by_ink in zip(twins, decided, inked, strict=True):
+            side = by_size or by_ink
             if side is None:
                 continue
             reading, where = out[k]
             crop = seen[id(reading)][2]
             sized = Reading("ok", side, suit, None if side == "suit" else 1, reading.angle_deg, reading.score,
-                            reading.margin, coin_twins.FRAME_CONFIDENCE)
+                            reading.margin, coin_twins.FRAME_CONFIDENCE if by_size else coin_twins.INK_CONFIDENCE)
             if self._gated(sized, crop).status == "ok":  # as _by_size: a far blurrier crop stays unclear
                 out[k] = (sized, where)
         return out

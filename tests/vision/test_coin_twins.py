@@ -328,3 +328,75 @@ def test_a_frame_reads_one_ace_of_a_suit_at_most():
     assert by_frame([twin("value", 0.0), twin(None, 0.1), twin(None, 0.5)], sizes)[1:] == [None, "suit"]
     assert by_frame([twin("suit", 0.95), twin(None, 0.5)], sizes)[1:] == [None]
     assert by_frame([twin(None, 0.3), twin(None, 0.8)], sizes) == [None, None]  # no sure twin: no reference
+
+
+@pytest.mark.parametrize("edition,suit", [("classic", "suns"), ("classic", "crowns"), ("bold", "suns")])
+def test_a_suit_side_holds_more_ink_than_its_ace_whatever_the_blur_turn_and_lamp(edition, suit):
+    """The renderer's twins (the ace's symbol 0.625 of the coin, the suit side's 0.66), turned, blurred 0.2-0.8 mm
+    and lit by a lamp to one side (30 % across the crop), measured by vision.coin_twins.ink_sizes: with the face's
+    colour a plane, the suit side's ink is larger than its ace's by more than INK_BELOW both ways and the same coin
+    turned measures within twice INK_BELOW of itself; the flat face's colour reads the lamp's shading as ink (a classic
+    moons ace turned 45 degrees measured 0.5 mm more than its suit side turned 0), but never every way at once, so
+    no ace is ever read as having more ink than a suit side (by_ink needs every way)."""
+    from vision.coin_twins import INK_BELOW, ink_sizes
+
+    rng = np.random.default_rng(3)
+    for blur in (0.2, 0.5, 0.8):
+        aces = [np.array(ink_sizes(_crop(edition, suit, "value", turn, blur, rng))) for turn in (0, 20, 45)]
+        suits = [np.array(ink_sizes(_crop(edition, suit, "suit", turn, blur, rng))) for turn in (0, 20, 45)]
+        for ace in aces:
+            for side in suits:
+                assert np.all(side[2:] - ace[2:] > INK_BELOW), (blur, ace, side)
+                assert not np.all(ace - side >= INK_BELOW), (blur, ace, side)
+        assert np.all(np.ptp(np.array(aces)[:, 2:], axis=0) < 2 * INK_BELOW), (blur, aces)
+
+
+def test_a_frames_suns_and_crowns_are_read_as_suit_sides_beside_one_with_less_ink():
+    """The reading by ink (vision.coin_twins.by_ink) on classic: an unclear sun is read as its suit side where
+    another twin of its suit (unclear or sure) has less ink every way by INK_BELOW; the one with the least ink is not
+    read (it may be the ace or a suit side); less ink one way only says nothing; a sure twin is not read again; and
+    the suits the fitted size reads (arms) are not read by ink, nor anything with the switch off."""
+    from detect_scenes import taught_profile
+
+    import vision.coin_twins as coin_twins
+    from rules.pieces import Suit
+    from vision.coin_twins import TwinSizes, by_ink
+
+    sizes = TwinSizes(taught_profile("classic").taught)
+    suns, arms = Suit("suns"), Suit("arms")
+    low, high, half = (5.0, 4.0, 5.0, 4.0), (5.3, 4.3, 5.3, 4.3), (5.3, 4.05, 5.3, 4.3)
+    assert by_ink([(None, suns, low), (None, suns, high)], sizes) == [None, "suit"]
+    assert by_ink([("value", suns, low), (None, suns, high)], sizes) == [None, "suit"]
+    assert by_ink([(None, suns, low), (None, suns, half)], sizes) == [None, None]
+    assert by_ink([(None, suns, low), ("suit", suns, high)], sizes) == [None, None]
+    assert by_ink([(None, arms, low), (None, arms, high)], sizes) == [None, None]
+    assert by_ink([(None, suns, low), (None, Suit("moons"), high)], sizes) == [None, None]
+    coin_twins.READ_BY_INK = False
+    try:
+        assert by_ink([(None, suns, low), (None, suns, high)], sizes) == [None, None]
+    finally:
+        coin_twins.READ_BY_INK = True
+
+
+@pytest.mark.parametrize("family,seed", [("coin-grid", 1001), ("tile-backs", 1104)])
+def test_a_frames_suns_are_read_against_each_other_by_their_ink(family, seed, monkeypatch):
+    """Classic coin grid 1001 (a sun ace and three suit sides) and tile backs 1104 (two suns suit sides): every sun
+    was "face unclear" naming both twins (suns have no taught size: their thin rays fit unsteadily). Read against
+    each other by their ink, suit sides are read, and nothing wrongly. Without the reading by ink they stay
+    unclear."""
+    from detect_scenes import coin_grid_frame, tile_block_frame
+
+    edition = "classic"
+    frame = (coin_grid_frame if family == "coin-grid" else tile_block_frame)(seed, edition=edition)
+    read = {}
+    for on in (False, True):
+        detection = _detect_switched(monkeypatch, frame, edition, "READ_BY_INK", on)
+        read[on] = []
+        for truth in _twin_truths(frame):
+            if truth["suit"] != "suns":
+                continue
+            for piece in detection.pieces:
+                if piece.kind.value == "coin" and np.hypot(truth["x_mm"] - piece.x_mm, truth["y_mm"] - piece.y_mm) < 3:
+                    assert _sure_and_right(piece, truth), (piece, truth)
+                    read[on].append(piece)
+    assert len(read[True]) > len(read[False]), read
