@@ -351,7 +351,7 @@ def test_a_suit_side_holds_more_ink_than_its_ace_whatever_the_blur_turn_and_lamp
         assert np.all(np.ptp(np.array(aces)[:, 2:], axis=0) < 2 * INK_BELOW), (blur, aces)
 
 
-def test_a_frames_suns_and_crowns_are_read_as_suit_sides_beside_one_with_less_ink():
+def test_a_frames_suns_and_crowns_are_read_as_suit_sides_beside_one_with_less_ink(monkeypatch):
     """The reading by ink (vision.coin_twins.by_ink) on classic: an unclear sun is read as its suit side where
     another twin of its suit (unclear or sure) has less ink every way by INK_BELOW; the one with the least ink is not
     read (it may be the ace or a suit side); less ink one way only says nothing; a sure twin is not read again; and
@@ -371,11 +371,8 @@ def test_a_frames_suns_and_crowns_are_read_as_suit_sides_beside_one_with_less_in
     assert by_ink([(None, suns, low), ("suit", suns, high)], sizes) == [None, None]
     assert by_ink([(None, arms, low), (None, arms, high)], sizes) == [None, None]
     assert by_ink([(None, suns, low), (None, Suit("moons"), high)], sizes) == [None, None]
-    coin_twins.READ_BY_INK = False
-    try:
-        assert by_ink([(None, suns, low), (None, suns, high)], sizes) == [None, None]
-    finally:
-        coin_twins.READ_BY_INK = True
+    monkeypatch.setattr(coin_twins, "READ_BY_INK", False)
+    assert by_ink([(None, suns, low), (None, suns, high)], sizes) == [None, None]
 
 
 @pytest.mark.parametrize("family,seed", [("coin-grid", 1001), ("tile-backs", 1104)])
