@@ -137,6 +137,9 @@ _STACKED_RIM_MATCH = 0.4
 _STACKED_RIM_SUPPORT = 0.6
 _STACKED_FAINT_SUPPORT = 0.5  # a faint peak's rim on the table showing this much is looked at around too
 _STACKED_UNCLEAR_SCORE = 0.8  # a coin on another read unclear around at least this close to a face: uncertain
+# a face found by the look around at least this far off the rim fitted first: two rims, the coin lies on another
+# (Trampo-Land kids, four editions, seeds 100-135: 2.0-3.6 mm off; a blurred bare trampoline's 0.0, kids' 0.2-0.35)
+_STACKED_APART_MM = 1.5
 _BACK_MATCHED_RIM = 0.6  # a coin on a back whose rim matches this well needs only the table's rim support
 _BACK_SHADOWED_RIM = 0.7  # a coin on a back whose rim's signature matches this well (see _polarity_needed) ...
 _BACK_SHADOWED_POLARITY = 0.75  # ... needs only this share of its rim's rays with the majority polarity
@@ -1246,7 +1249,8 @@ class Detector:
         to the coin top's height), the coins showing one read; (rank, where looked, piece) per coin. With
         ``around`` (a list), a crop near a face but read as none has its rim fitted again around
         (:meth:`_read_off_rim`) and the coins found so are added to ``around``; those found only by the looks
-        below ``_STACKED_SCORE`` or read unclear around (:meth:`_unclear_off_rim`) also to ``stacked``."""
+        below ``_STACKED_SCORE`` or read unclear around (:meth:`_unclear_off_rim`) also to ``stacked``. A coin found
+        around ``_STACKED_APART_MM`` or more off its first rim lies on a coin: its ``height_mm`` says so."""
         inside = _inside_tiles(tiles, np.asarray(points_mm, float).reshape(-1, 2))  # (points, tiles)
         under = [[tiles[j] for j in np.nonzero(row)[0]] for row in inside]
         base = np.array([self.profile.tile_thickness_mm if on else 0.0 for on in under])
@@ -1345,7 +1349,7 @@ class Detector:
             if weak[k] and (reading.status != "ok" or reading.confidence < _WEAK_RIM_CONFIDENCE
                             or (len(self.coin_reader.blank) > 0 and reading.rank == 0)):
                 reading = Reading("none", score=max(reading.score, _STACKED_SCORE))  # not clear enough: see below
-            looked_around = fresh = False
+            looked_around = fresh = on_coin = False
             if reading.status == "none" and not grown and around is not None and (
                     reading.score >= _STACKED_SCORE or self._stacked_on_table(reading, rims[k], float(base[k]))):
                 # near a face but none: perhaps a coin lying on another, 1.5-3 mm off it (a kid on its
@@ -1356,6 +1360,7 @@ class Detector:
                     again, fresh = self._unclear_off_rim(image, shapes, centres[k], float(heights[k])), True
                 if again is not None:
                     (reading, centre), looked_around = again, True
+                    on_coin = bool(np.hypot(*(centre - centres[k])) >= _STACKED_APART_MM)
             if coarse[k] > 0 and reading.status == "ok" and reading.side == "value" and reading.rank == 0 \
                     and not blank_by_rim:
                 # a faint peak in a coarse frame read as a null: its mark, a few pixels at 1 px/mm, is the least
@@ -1377,7 +1382,9 @@ class Detector:
                 uncertain=uncertain,
                 reason=reading.reason,
                 outline_px=self._circle_px(centre, heights[k]),
-                height_mm=float(base[k]),
+                # a face found by the look around well off the rim fitted first (two rims) lies on another coin (a
+                # kid on its trampoline): it says so, so that a reading can tell a coin on a coin (Trampo-Land's kids)
+                height_mm=float(base[k]) + (self.profile.coin_thickness_mm if on_coin else 0.0),
                 could_be=reading.could_be if uncertain else (),
             )
             rank = {"ok": 3.0, "unclear": 1.0, "hidden": 2.0}[reading.status] + reading.score
@@ -1520,7 +1527,8 @@ class Detector:
         any coin's (``_RIM_MATCH_MIN``, ``_STACKED_FAINT_SUPPORT``) it is fitted again around
         (:meth:`_read_off_rim`); a sure printed face is reported, else a face read unclear
         (:meth:`_unclear_off_rim`) as an uncertain coin; either is added to ``around`` (dropped where a figure
-        stands, as a meeple's head could pass for one)."""
+        stands, as a meeple's head could pass for one), at the coin thickness (``height_mm``) where its face lies
+        ``_STACKED_APART_MM`` or more off the rim fitted at the peak (two rims: it lies on a coin)."""
         points = np.asarray(points_mm, float).reshape(-1, 2)
         if len(found):
             taken = np.array([[piece.x_mm, piece.y_mm] for _, _, piece in found])
@@ -1550,7 +1558,9 @@ class Detector:
                                   angle_deg=float(reading.angle_deg % 360.0), confidence=reading.confidence,
                                   suit=None if uncertain else reading.suit, rank=None if uncertain else reading.rank,
                                   side=reading.side, uncertain=uncertain, reason=reading.reason,
-                                  outline_px=self._circle_px(where, height), height_mm=0.0,
+                                  outline_px=self._circle_px(where, height),
+                                  # two rims apart: it lies on a coin (see _fit_and_read_coins), else as found
+                                  height_mm=height if np.hypot(*(where - at)) >= _STACKED_APART_MM else 0.0,
                                   could_be=reading.could_be if uncertain else ())
             out.append(((1.0 if uncertain else 3.0) + reading.score, looked, piece))
             around.append(piece)
