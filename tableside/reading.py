@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from calibration.profile import PieceSetProfile
 from rules.base import LayoutError, RulesError
 from rules.pieces import SUITS, Kind, PyramidPose, PyramidSize, Suit, Tile, rank_name
 from tableside.elimination import still_possible
@@ -1474,6 +1475,11 @@ def _read_whack(pieces: list[DetectedPiece], grid: Any = None, die_coin: str | N
     return Reading("whack-a-dummy", None, state, state.render(), notes, layout, settled)
 
 
+#: a coin's thickness as the detector reports a coin lying on another (``height_mm``: the piece-set profile's
+#: ``coin_thickness_mm``, whose default taught profiles keep: teaching does not measure it)
+_ONE_COIN_MM = PieceSetProfile.coin_thickness_mm
+
+
 def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
     from rules.epic_funhouse import trampo_land
 
@@ -1513,6 +1519,15 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
             board[n] = "you" if _kind(f) is Kind.DIE else "adult"
             continue
         top = max(coins, key=lambda c: c.height_mm)
+        if abs(top.height_mm - _ONE_COIN_MM) <= 1.0:
+            # the detector found this coin lying on another (its rim 1.5-3 mm off the one below): a coin on a
+            # trampoline is a kid, lying face down, whatever its face reads (a classic ace and suit side differ
+            # only in the size of their symbol). Trampo-Land has no tiles for a coin to lie on instead.
+            if top.uncertain or top.side != "suit":
+                settled.append(Settled(f"the coin on trampoline {n}", "a kid (suit side up)",
+                                       "it lies on another coin, and a coin on a trampoline is a kid"))
+            board[n] = "kid"
+            continue
         side = top.side if not top.uncertain else _settle(
             top, lambda r: r[2] == "suit" or (r[2] == "value" and r[1] is not None and 1 <= r[1] <= 5),
             lambda r: r[2], f"the coin on trampoline {n}", "the trampolines are the ace to 5 face up and the kids "
