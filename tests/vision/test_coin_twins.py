@@ -289,18 +289,26 @@ def test_a_frames_twins_are_read_against_its_sure_twins(seed, suit, side, monkey
     from detect_scenes import coin_grid_frame
 
     frame = coin_grid_frame(seed, edition="classic")
-    read = {}
+    read = _twins_read_off_and_on(monkeypatch, frame, "classic", "READ_BY_FRAME",
+                                  lambda truth: truth["suit"] == suit and truth["side"] == side)
+    assert len(read[True]) > len(read[False]), read
+
+
+def _twins_read_off_and_on(monkeypatch, frame, edition: str, switch: str, wanted) -> dict[bool, list]:
+    """The frame detected with ``vision.coin_twins.<switch>`` off and on: for each, the coins read surely at the
+    twins ``wanted`` picks, after checking each such coin (sure or not) is never sure and wrong."""
+    read: dict[bool, list] = {}
     for on in (False, True):
-        detection = _detect_switched(monkeypatch, frame, "classic", "READ_BY_FRAME", on)
+        detection = _detect_switched(monkeypatch, frame, edition, switch, on)
         read[on] = []
         for truth in _twin_truths(frame):
-            if truth["suit"] != suit or truth["side"] != side:
+            if not wanted(truth):
                 continue
             for piece in detection.pieces:
                 if piece.kind.value == "coin" and np.hypot(truth["x_mm"] - piece.x_mm, truth["y_mm"] - piece.y_mm) < 3:
                     assert _sure_and_right(piece, truth), (piece, truth)
                     read[on].append(piece)
-    assert len(read[True]) > len(read[False]), read
+    return read
 
 
 def test_a_frame_reads_one_ace_of_a_suit_at_most():
@@ -377,25 +385,12 @@ def test_a_frames_suns_and_crowns_are_read_as_suit_sides_beside_one_with_less_in
     assert by_ink([(None, suns, low), (None, suns, high)], sizes) == [None, None]
 
 
-@pytest.mark.parametrize("family,seed", [("coin-grid", 1001)])
-def test_a_frames_suns_are_read_against_each_other_by_their_ink(family, seed, monkeypatch):
-    """Classic coin grid 1001 (a sun ace and three suit sides): every sun
-    was "face unclear" naming both twins (suns have no taught size: their thin rays fit unsteadily). Read against
-    each other by their ink, suit sides are read, and nothing wrongly. Without the reading by ink they stay
-    unclear."""
-    from detect_scenes import coin_grid_frame, tile_block_frame
+def test_a_frames_suns_are_read_against_each_other_by_their_ink(monkeypatch):
+    """Classic coin grid 1001 (a sun ace and three suit sides): every sun was "face unclear" naming both twins (suns
+    have no taught size: their thin rays fit unsteadily). Read against each other by their ink, suit sides are read,
+    and nothing wrongly. Without the reading by ink they stay unclear."""
+    from detect_scenes import coin_grid_frame
 
-    edition = "classic"
-    frame = (coin_grid_frame if family == "coin-grid" else tile_block_frame)(seed, edition=edition)
-    read = {}
-    for on in (False, True):
-        detection = _detect_switched(monkeypatch, frame, edition, "READ_BY_INK", on)
-        read[on] = []
-        for truth in _twin_truths(frame):
-            if truth["suit"] != "suns":
-                continue
-            for piece in detection.pieces:
-                if piece.kind.value == "coin" and np.hypot(truth["x_mm"] - piece.x_mm, truth["y_mm"] - piece.y_mm) < 3:
-                    assert _sure_and_right(piece, truth), (piece, truth)
-                    read[on].append(piece)
+    frame = coin_grid_frame(1001, edition="classic")
+    read = _twins_read_off_and_on(monkeypatch, frame, "classic", "READ_BY_INK", lambda truth: truth["suit"] == "suns")
     assert len(read[True]) > len(read[False]), read
