@@ -3,7 +3,8 @@
 Every piece gets its outline and a short label (``5 arms``, ``back``, ``coin 3``, ``pawn suns``); sure pieces in
 a colour per kind with a solid outline, uncertain ones with an orange dashed outline and ``? reason`` (``partly
 hidden``, ``face unclear``...). A line at the top counts what was seen. Labels sit on a dark box so they stay
-legible on white tiles and dark tables alike.
+legible on white tiles and dark tables alike, and shrink to about their piece's width where pieces are small in the
+picture (a grid of coins), down to the smallest legible size.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from calibration.table_calibration import Calibration
 from rules.pieces import COIN_MM, DIE_MM, TILE_MM, Kind
 from vision.pieces import DetectedPiece, Detection
 
-__all__ = ["annotate", "KIND_COLOURS", "UNCERTAIN_COLOUR"]
+__all__ = ["annotate", "label_scale", "KIND_COLOURS", "UNCERTAIN_COLOUR", "LABEL_WIDTH_OF_PIECE"]
 
 #: BGR outline colours of sure pieces, by kind.
 KIND_COLOURS = {
@@ -60,6 +61,21 @@ def _dashed(image: np.ndarray, polygon: np.ndarray, colour, thickness: int, dash
                      cv2.LINE_AA)
 
 
+#: A label may be this wider than its piece, as a share of its width (a coin's "coin null" must not cover its neighbours in a grid of
+#: coins 6 mm apart), and no smaller than this scale (smaller Hershey text stops being legible).
+LABEL_WIDTH_OF_PIECE = 1.1
+_SMALLEST_SCALE = 0.27
+
+
+def label_scale(text: str, scale: float, max_width_px: float) -> float:
+    """The largest text scale up to ``scale`` at which ``text`` is at most ``max_width_px`` wide (but not under
+    ``_SMALLEST_SCALE``): labels follow the frame's size, and shrink where the piece is small in the picture."""
+    (w, _), _ = cv2.getTextSize(text, _FONT, scale, max(1, int(round(scale * 2))))
+    if w <= max_width_px or scale <= _SMALLEST_SCALE:
+        return scale
+    return max(_SMALLEST_SCALE, scale * max_width_px / w)
+
+
 def _label(image: np.ndarray, text: str, centre: tuple[int, int], colour, scale: float) -> None:
     thickness = max(1, int(round(scale * 2)))
     (w, h), base = cv2.getTextSize(text, _FONT, scale, thickness)
@@ -99,15 +115,18 @@ def annotate(image: np.ndarray, detection: Detection, calibration: Calibration |
             else:
                 cv2.polylines(canvas, [np.round(polygon).astype(np.int32)], True, colour, thickness, cv2.LINE_AA)
             centre = polygon.mean(axis=0)
+            piece_px = float(np.max(np.ptp(polygon, axis=0)))
         elif calibration is not None:
             centre = calibration.table_to_pixel(np.array([piece.x_mm, piece.y_mm]), piece.height_mm)
+            piece_px = math.inf
         else:
             continue
         text = piece.label
         if uncertain:
             reason = (piece.reason or "uncertain").split(";")[0].split("(")[0].strip()
             text = f"? {reason[:22]}" + ("..." if len(reason) > 22 else "")
-        _label(canvas, text, (int(round(centre[0])), int(round(centre[1]))), colour, scale)
+        _label(canvas, text, (int(round(centre[0])), int(round(centre[1]))), colour,
+               label_scale(text, scale, LABEL_WIDTH_OF_PIECE * piece_px))
     summary = _summary(detection)
     (w, h), base = cv2.getTextSize(summary, _FONT, scale * 1.2, thickness)
     cv2.rectangle(canvas, (0, 0), (w + 12, h + base + 12), (20, 20, 20), -1)

@@ -1,0 +1,49 @@
+"""The annotated image's labels: sized to the frame, and shrunk to about their piece's width where pieces are small
+in the picture, so a grid of coins 6 mm apart shows each coin's label over its own coin, not over its neighbours'."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from rules.pieces import Kind, Suit
+from vision.annotate import LABEL_WIDTH_OF_PIECE, annotate, label_scale
+from vision.pieces import DetectedPiece, Detection
+
+_FONT = cv2.FONT_HERSHEY_SIMPLEX
+
+
+def _width(text: str, scale: float) -> int:
+    return cv2.getTextSize(text, _FONT, scale, max(1, int(round(scale * 2))))[0][0]
+
+
+def test_a_label_keeps_the_frames_size_where_it_fits_and_shrinks_where_it_does_not():
+    assert label_scale("coin 3", 0.45, 500.0) == 0.45
+    small = label_scale("coin null", 0.45, 44.0)
+    assert small < 0.45 and _width("coin null", small) <= 44
+    # never below the smallest legible size, however narrow the piece
+    assert label_scale("? face unclear", 0.45, 5.0) == 0.27
+
+
+def _coin(x_px: float, y_px: float, radius_px: float, rank: int) -> DetectedPiece:
+    a = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+    ring = np.column_stack([x_px + radius_px * np.cos(a), y_px + radius_px * np.sin(a)])
+    return DetectedPiece(Kind.COIN, 0.0, 0.0, suit=Suit("moons"), rank=rank, side="value", outline_px=ring)
+
+
+def test_a_row_of_small_coins_shows_labels_that_do_not_run_into_each_other():
+    """Four coins 40 px across, 50 px apart, in a 1640x1232 frame (a coin grid seen from 80 cm): each "coin null"
+    label's dark box stays within 1.1 coin widths of its coin, so neighbouring labels do not overlap."""
+    image = np.full((1232, 1640, 3), 200, np.uint8)
+    coins = [_coin(400 + 50 * k, 600, 20, 0) for k in range(4)]
+    drawn = annotate(image, Detection(coins, [], (1640, 1232)))
+    band = drawn[585:615]
+    dark = np.all(band == 20, axis=2).any(axis=0)  # the labels' boxes are filled with (20, 20, 20)
+    columns = np.flatnonzero(dark)
+    runs = np.split(columns, np.flatnonzero(np.diff(columns) > 1) + 1)
+    assert len(runs) == 4, [(r[0], r[-1]) for r in runs]  # four separate boxes: none runs into the next
+    for run, centre in zip(runs, (400, 450, 500, 550), strict=True):
+        assert abs((run[0] + run[-1]) / 2 - centre) <= 2
+        assert len(run) <= LABEL_WIDTH_OF_PIECE * 40 + 6  # the box pads the text by 2 px a side
