@@ -61,8 +61,8 @@ def _dashed(image: np.ndarray, polygon: np.ndarray, colour, thickness: int, dash
                      cv2.LINE_AA)
 
 
-#: A label may be this wider than its piece, as a share of its width (a coin's "coin null" must not cover its neighbours in a grid of
-#: coins 6 mm apart), and no smaller than this scale (smaller Hershey text stops being legible).
+#: A label may be this many times its piece's width (a coin's "coin null" must not cover its neighbours in a grid
+#: of coins 6 mm apart), and no smaller than this scale (smaller Hershey text stops being legible).
 LABEL_WIDTH_OF_PIECE = 1.1
 _SMALLEST_SCALE = 0.27
 
