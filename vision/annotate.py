@@ -1,10 +1,10 @@
 """The annotated frame: what the vision saw, drawn over the camera picture, so a player can check it at a glance.
 
-Every piece gets its outline and a short label (``5 arms``, ``back``, ``coin 3``, ``pawn suns``); sure pieces in
-a colour per kind with a solid outline, uncertain ones with an orange dashed outline and ``? reason`` (``partly
-hidden``, ``face unclear``...). A line at the top counts what was seen. Labels sit on a dark box so they stay
-legible on white tiles and dark tables alike, and shrink to about their piece's width where pieces are small in the
-picture (a grid of coins), down to the smallest legible size.
+Every piece gets its outline and a short label (``5 arms``, ``back``, ``3 arms`` in a coin's circle, ``pawn
+suns``); sure pieces in a colour per kind with a solid outline, uncertain ones with an orange dashed outline and
+``? reason`` (``partly hidden``, ``face unclear``...). A line at the top counts what was seen. Labels sit on a dark
+box so they stay legible on white tiles and dark tables alike, and shrink to about their piece's width where
+pieces are small in the picture (a grid of coins), down to the smallest legible size.
 """
 
 from __future__ import annotations
@@ -121,7 +121,8 @@ def annotate(image: np.ndarray, detection: Detection, calibration: Calibration |
             piece_px = math.inf
         else:
             continue
-        text = piece.label
+        # a coin's circle already says "coin": its label keeps the room for the reading (a grid's coins are small)
+        text = piece.label.removeprefix("coin ") if piece.kind is Kind.COIN else piece.label
         if uncertain:
             reason = (piece.reason or "uncertain").split(";")[0].split("(")[0].strip()
             text = f"? {reason[:22]}" + ("..." if len(reason) > 22 else "")

@@ -91,7 +91,8 @@ class DetectedPiece:
 
     @property
     def label(self) -> str:
-        """Short text for annotated images: ``5 arms``, ``back``, ``pawn suns``, ``L red``."""
+        """Short text for annotated images: ``5 arms``, ``back``, ``coin 4 arms``, ``coin 4`` (an edition that prints
+        values in black shows no suit there), ``coin suns``, ``pawn suns``, ``L red``."""
         if self.kind is Kind.PYRAMID:
             size = self.size.value[0].upper() if self.size is not None else "?"
             pose = "" if self.pose is not PyramidPose.FLAT else " flat"
@@ -101,7 +102,10 @@ class DetectedPiece:
         if self.kind is Kind.TILE:
             return "back" if self.side == "back" else f"{rank} {suit}"
         if self.kind is Kind.COIN:
-            return f"coin {rank}" if self.side == "value" else f"coin {suit}"
+            if self.side != "value":
+                return f"coin {suit}"
+            # the suit too where the value side shows it: a player checks the reading against the coin's colour
+            return f"coin {rank}" if self.suit is None else f"coin {rank} {suit}"
         if self.kind is Kind.DIE:
             return f"die {rank} {suit}"
         return f"pawn {suit}"

@@ -47,3 +47,24 @@ def test_a_row_of_small_coins_shows_labels_that_do_not_run_into_each_other():
     for run, centre in zip(runs, (400, 450, 500, 550), strict=True):
         assert abs((run[0] + run[-1]) / 2 - centre) <= 2
         assert len(run) <= LABEL_WIDTH_OF_PIECE * 40 + 6  # the box pads the text by 2 px a side
+
+
+def test_a_value_side_coin_names_its_suit_where_the_reader_knows_it():
+    """`tableside detect` lists pieces by label: a value side printed in its suit's colour is read with its suit,
+    and a player checks that against the coin (an edition printing values in black leaves the suit unknown)."""
+    coin = _coin(0, 0, 20, 4)
+    assert coin.label == "coin 4 moons"
+    assert DetectedPiece(Kind.COIN, 0.0, 0.0, rank=0, side="value").label == "coin null"
+    assert DetectedPiece(Kind.COIN, 0.0, 0.0, suit=Suit("arms"), side="suit").label == "coin arms"
+
+
+def test_the_image_labels_a_coin_without_the_word_coin():
+    """The circle says it is a coin: "null moons" over a 40 px coin, the frame's text kept for the reading."""
+    image = np.full((400, 400, 3), 200, np.uint8)
+    drawn = annotate(image, Detection([_coin(200, 200, 20, 0)], [], (400, 400)))
+    expected = image.copy()
+    scale = label_scale("null moons", max(0.3, min(1.0, 400 / 3600)), LABEL_WIDTH_OF_PIECE * 40)
+    assert _width("null moons", scale) <= LABEL_WIDTH_OF_PIECE * 40
+    box = np.all(drawn[185:215] == 20, axis=2).any(axis=0)
+    assert np.count_nonzero(box) <= _width("null moons", scale) + 6
+    assert not np.array_equal(drawn, expected)
