@@ -2,9 +2,10 @@
 
 Every piece gets its outline and a short label (``5 arms``, ``back``, ``3 arms`` in a coin's circle, ``pawn
 suns``); sure pieces in a colour per kind with a solid outline, uncertain ones with an orange dashed outline and
-``? reason`` (``partly hidden``, ``face unclear``...). A line at the top counts what was seen. Labels sit on a dark
-box so they stay legible on white tiles and dark tables alike, and shrink to about their piece's width where
-pieces are small in the picture (a grid of coins), down to the smallest legible size.
+``? reason`` (``partly hidden``, ``face unclear``...) or the readings it is open between (``? suns / ace``). A line
+at the top counts what was seen. Labels sit on a dark box so they stay legible on white tiles and dark tables alike,
+and shrink to about their piece's width where pieces are small in the picture (a grid of coins), down to the
+smallest legible size.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import cv2
 import numpy as np
 
 from calibration.table_calibration import Calibration
-from rules.pieces import COIN_MM, DIE_MM, TILE_MM, Kind
+from rules.pieces import COIN_MM, DIE_MM, TILE_MM, Kind, Suit
 from vision.pieces import DetectedPiece, Detection
 
 __all__ = ["annotate", "label_scale", "KIND_COLOURS", "UNCERTAIN_COLOUR", "LABEL_WIDTH_OF_PIECE"]
@@ -98,6 +99,14 @@ def _summary(detection: Detection) -> str:
     return text
 
 
+def _reading_text(kind: Kind, suit: Suit | None, rank: int | None, side: str | None) -> str:
+    """One reading of an uncertain piece, short: ``suns`` (a coin's suit side), ``ace`` (a value side), ``back``."""
+    name = {None: "?", 0: "null", 1: "ace"}.get(rank, str(rank))
+    if side in ("suit", "back"):
+        return suit.value if side == "suit" and suit is not None else side
+    return name if kind is Kind.COIN or suit is None else f"{name} {suit.value}"
+
+
 def annotate(image: np.ndarray, detection: Detection, calibration: Calibration | None = None) -> np.ndarray:
     """A copy of ``image`` (BGR) with every detected piece outlined and labelled (see the module docstring).
 
@@ -123,7 +132,9 @@ def annotate(image: np.ndarray, detection: Detection, calibration: Calibration |
             continue
         # a coin's circle already says "coin": its label keeps the room for the reading (a grid's coins are small)
         text = piece.label.removeprefix("coin ") if piece.kind is Kind.COIN else piece.label
-        if uncertain:
+        if uncertain and piece.could_be:  # the readings it is open between say more than "face unclear"
+            text = "? " + " / ".join(_reading_text(piece.kind, *reading) for reading in piece.could_be)
+        elif uncertain:
             reason = (piece.reason or "uncertain").split(";")[0].split("(")[0].strip()
             text = f"? {reason[:22]}" + ("..." if len(reason) > 22 else "")
         _label(canvas, text, (int(round(centre[0])), int(round(centre[1]))), colour,

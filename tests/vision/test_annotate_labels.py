@@ -4,6 +4,7 @@ in the picture, so a grid of coins 6 mm apart shows each coin's label over its o
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -68,3 +69,25 @@ def test_the_image_labels_a_coin_without_the_word_coin():
     box = np.all(drawn[185:215] == 20, axis=2).any(axis=0)
     assert np.count_nonzero(box) <= _width("null moons", scale) + 6
     assert not np.array_equal(drawn, expected)
+
+
+def test_an_uncertain_coin_shows_the_readings_it_is_open_between():
+    """A classic coin twin: "? suns / ace" tells the player what to check, where "face unclear" does not."""
+    from vision.annotate import _reading_text
+
+    suns = Suit("suns")
+    assert _reading_text(Kind.COIN, suns, None, "suit") == "suns"
+    assert _reading_text(Kind.COIN, suns, 1, "value") == "ace"
+    assert _reading_text(Kind.TILE, suns, 4, "face") == "4 suns"
+    assert _reading_text(Kind.TILE, None, None, "back") == "back"
+    image = np.full((400, 400, 3), 200, np.uint8)
+    twin = replace(_coin(200, 200, 60, 1), uncertain=True, reason="face unclear",
+                   could_be=((suns, None, "suit"), (suns, 1, "value")))
+    open_text = annotate(image, Detection([], [twin], (400, 400)))
+    plain_text = annotate(image, Detection([], [replace(twin, could_be=())], (400, 400)))
+    band = slice(185, 215)
+    width_open = np.count_nonzero(np.all(open_text[band] == 20, axis=2).any(axis=0))
+    width_plain = np.count_nonzero(np.all(plain_text[band] == 20, axis=2).any(axis=0))
+    scale = max(0.3, min(1.0, 400 / 3600))
+    assert abs(width_open - (_width("? suns / ace", label_scale("? suns / ace", scale, 132)) + 4)) <= 2
+    assert abs(width_plain - (_width("? face unclear", label_scale("? face unclear", scale, 132)) + 4)) <= 2
