@@ -1494,6 +1494,7 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
     board: dict[int, str] = {}
     settled: list[Settled] = []
     adults_doubted = _adults_doubted_as_dice(layout)
+    the_set = _TrampoSet.seen(layout)
     for n in range(1, 16):
         here = layout.spots.get(n, [])
         if not here:
@@ -1533,6 +1534,10 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
             lambda r: r[2], f"the coin on trampoline {n}", "the trampolines are the ace to 5 face up and the kids "
             "lie face down: a null's value side cannot be on top", lambda sd: "a kid (suit side up)" if sd == "suit"
             else "a bare trampoline (value side up)", settled)
+        if side is None and top.uncertain and the_set.consistent:
+            side = _settle(top, the_set.allows, lambda r: r[2], f"the coin on trampoline {n}",
+                           the_set.rule(), lambda sd: "a kid (suit side up)" if sd == "suit"
+                           else "a bare trampoline (value side up)", settled)
         if side is None:
             raise NotReadable(f"the coin on trampoline {n} cannot be read: {_why(top)}" + _open_readings(top))
         board[n] = "kid" if side == "suit" else "empty"
@@ -1544,6 +1549,98 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
         raise _layout_error("trampo-land", err) from None
     notes = ["which adult walked last cannot be seen in a photo"]
     return Reading("trampo-land", None, state, state.render(), notes, layout, settled)
+
+
+@dataclass(frozen=True)
+class _TrampoSet:
+    """What the coins read surely on a Trampo-Land triangle say of the set laid there. The rules lay one set:
+    a suit is set aside; the trampolines are the ace to 5 of the three other suits (value side up, each (suit,
+    value) once); the kids are the set-aside suit's six coins and the other suits' nulls, lying suit side up. So
+    the suit set aside is the one no bare trampoline shows when three suits are seen on bare trampolines, or the
+    suit two kids or more show (the other suits have one kid each, their null); ``aside`` is None unless every
+    sure coin agrees on one suit. ``bare`` are the (suit, value) read surely on bare trampolines (a classic value
+    side: suit None), ``kids`` the suits read surely on kids (one per coin); ``consistent`` False when the sure
+    coins themselves break the set (a (suit, value) twice, a value four times, four trampoline suits, two suits
+    with two kids each): nothing is settled by it then."""
+
+    aside: Suit | None
+    bare: tuple[tuple[Suit | None, int], ...]
+    kids: tuple[Suit, ...]
+    consistent: bool = True
+
+    @classmethod
+    def seen(cls, layout: Any) -> _TrampoSet:
+        bare: list[tuple[Suit | None, int]] = []
+        kids: list[Suit] = []
+        showing: list[Suit] = []  # per coin on top that can only be its suit's ace or suit side (see below)
+        for n in range(1, 16):
+            here = layout.spots.get(n, [])
+            coins = [p for p in here if _kind(p) is Kind.COIN]
+            if not coins or any(_kind(p) in (Kind.PAWN, Kind.DIE) for p in here):
+                continue
+            top = max(coins, key=lambda c: c.height_mm)
+            shown = _trampo_suit_shown(top)
+            if shown is not None:
+                showing.append(shown)
+            if top.uncertain:
+                continue
+            if top.side == "suit" and top.suit is not None:
+                kids.append(top.suit)
+            elif top.side == "value" and top.rank is not None and 1 <= top.rank <= 5 and top.height_mm < 1.0:
+                bare.append((top.suit, top.rank))
+        trampoline_suits = {s for s, _ in bare if s is not None}
+        # a suit not set aside shows its symbol on two coins at most: its ace (a trampoline) and its null (a kid);
+        # three coins or more each read as that suit's ace or suit side (surely or not) are the set-aside suit's
+        twice = {s for s in kids if kids.count(s) >= 2} | {s for s in showing if showing.count(s) >= 3}
+        candidates = set(SUITS) - trampoline_suits
+        if len(trampoline_suits) == 3:
+            aside = candidates
+        elif twice:
+            aside = twice & candidates
+        else:
+            aside = set()
+        suited = [b for b in bare if b[0] is not None]
+        consistent = (len(suited) == len(set(suited)) and all(sum(v == rank for _, v in bare) <= 3 for _, rank in bare)
+                      and len(trampoline_suits) <= 3 and len(twice) <= 1 and not twice & trampoline_suits)
+        if not consistent:
+            return cls(None, tuple(bare), tuple(kids), False)
+        if len(aside) != 1 or len(twice - aside) > 0:
+            return cls(None, tuple(bare), tuple(kids))
+        return cls(next(iter(aside)), tuple(bare), tuple(kids))
+
+    def allows(self, r: PieceReading) -> bool:
+        """Whether a coin on top of a trampoline, not read surely, can show reading ``r`` in this set: a value
+        side is a bare trampoline's (the ace to 5 of a suit not set aside, not read surely on another, and each
+        value three times in all: a classic value side shows no suit); a suit side a kid's (the set-aside suit's,
+        or another suit's null where no kid of that suit is read surely)."""
+        suit, rank, side = r
+        if side == "value":
+            return (rank is not None and 1 <= rank <= 5 and (suit is None or suit != self.aside)
+                    and (suit is None or (suit, rank) not in self.bare) and sum(v == rank for _, v in self.bare) < 3)
+        if side == "suit":
+            return suit is None or self.aside is None or suit == self.aside or suit not in self.kids
+        return False
+
+    def rule(self) -> str:
+        if self.aside is None:
+            return "one set: the trampolines are the ace to 5 of three suits, each value three times"
+        return (f"one set: {self.aside.value} set aside, its six coins kids lying suit side up; the trampolines "
+                "the ace to 5 of the other suits (each once), their nulls kids")
+
+
+def _trampo_suit_shown(p: DetectedPiece) -> Suit | None:
+    """The suit a coin on top of a trampoline shows when every reading of it (its own when sure, else those of
+    ``could_be`` a coin on top can show: a suit side, or a value side 1-5) is that suit's suit side or its
+    value-side ace (a classic suit side and ace differ only in the size of their symbol); else None."""
+    readings = [(p.suit, p.rank, p.side)] if not p.uncertain else [
+        r for r in (getattr(p, "could_be", None) or ()) if r[2] == "suit" or (
+            r[2] == "value" and r[1] is not None and 1 <= r[1] <= 5)]
+    suits = {r[0] for r in readings}
+    if not readings or len(suits) != 1 or None in suits:
+        return None
+    if all(r[2] == "suit" or r[1] == 1 for r in readings):
+        return suits.pop()
+    return None
 
 
 #: A figure's doubts that leave it surely a figure (a pawn or a die) standing there: its die face, its kind

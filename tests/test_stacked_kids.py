@@ -8,8 +8,10 @@ import math
 from dataclasses import replace
 
 import pytest
-from test_reading import taught_profile, trampo_seen
+from tablescene.scene import CoinPiece, DiePiece, PawnPiece
+from test_reading import seen, taught_profile, trampo_seen
 
+from rules.epic_funhouse import trampo_land
 from rules.pieces import Kind, Suit
 from tableside.reading import NotReadable, read_state
 
@@ -106,3 +108,135 @@ def test_a_blurred_bare_trampoline_found_by_the_faint_look_stays_on_the_table():
     assert len(bare) == 1 and _under(truth, bare[0])["base_mm"] == 0
     assert bare[0].height_mm == 0.0
     assert all(_under(truth, p) is not None and _under(truth, p)["base_mm"] > 0 for p in coins if p.height_mm > 0)
+
+
+# ------------------------------------------------------------------------------ the set laid (Trampo-Land's setup)
+#: A position laid from one set (arms set aside): trampolines 1-15's (suit, value), value side up; the kids'
+#: coins (the arms and the other suits' nulls, suit side up) in the order of the trampolines they lie on
+_LAYOUT = {1: "empty", 2: "kid", 3: "adult", 4: "kid", 5: "you", 6: "empty", 7: "adult", 8: "kid", 9: "kid",
+           10: "empty", 11: "adult", 12: "kid", 13: "kid", 14: "adult", 15: "empty"}
+_TRAMPOLINES = [("suns", 1), ("moons", 4), ("crowns", 5), ("moons", 1), ("suns", 2), ("moons", 2), ("crowns", 1),
+                ("suns", 3), ("crowns", 2), ("crowns", 3), ("suns", 5), ("moons", 3), ("crowns", 4), ("moons", 5),
+                ("suns", 4)]
+_KIDS = [("arms", 1), ("suns", 0), ("arms", 2), ("moons", 0), ("arms", 3), ("crowns", 0)]
+
+
+def _set_seen() -> tuple[trampo_land.State, list]:
+    """:data:`_LAYOUT` as a detector reports it: the kids' coins (read surely, suit side up) and the bare
+    trampolines' (value side up), the coins under the kids and the figures hidden."""
+    pieces = []
+    kids = list(_KIDS)
+    for n in range(1, 16):
+        r = next(r for r in range(5) if n <= (r + 1) * (r + 2) // 2)
+        i = n - 1 - r * (r + 1) // 2
+        x, y = 150.0 + (i - r / 2) * 30.0, 80.0 + r * 27.0
+        what = _LAYOUT[n]
+        if what == "kid":
+            suit, rank = kids.pop(0)
+            pieces.append(CoinPiece(suit, rank, "suit", x, y, 0.0))
+        elif what == "adult":
+            pieces.append(PawnPiece(SUIT_OF_PAWN[n], x, y, 0.0))
+        elif what == "you":
+            pieces.append(DiePiece("arms", 3, x, y, 0.0))
+        else:
+            suit, value = _TRAMPOLINES[n - 1]
+            pieces.append(CoinPiece(suit, value, "value", x, y, 0.0))
+    return trampo_land.State.from_layout(_LAYOUT), seen(pieces, 5, jitter_mm=0.8)
+
+
+SUIT_OF_PAWN = {3: "suns", 7: "moons", 11: "crowns", 14: "arms"}
+
+
+def _at(visible, n: int) -> int:
+    """The index in ``visible`` of the piece on trampoline ``n`` (1-15, reading order)."""
+    r = next(r for r in range(5) if n <= (r + 1) * (r + 2) // 2)
+    x, y = 150.0 + (n - 1 - r * (r + 1) // 2 - r / 2) * 30.0, 80.0 + r * 27.0
+    return min(range(len(visible)), key=lambda k: math.hypot(visible[k].x_mm - x, visible[k].y_mm - y))
+
+
+def _twins(piece, suit: Suit):
+    """``piece`` read unclear between ``suit``'s value-side ace and its suit side, on the table (height 0)."""
+    return replace(piece, uncertain=True, suit=None, rank=None, side="value", confidence=0.4,
+                   reason="face unclear", could_be=((suit, 1, "value"), (suit, None, "suit")), height_mm=0.0)
+
+
+def test_a_set_laid_reads_surely():
+    state, visible = _set_seen()
+    assert read_state(visible, "epic-funhouse", "trampo-land").state == state
+
+
+def test_a_kid_of_the_suit_set_aside_is_a_kid_whichever_twin_it_shows():
+    """The bare trampolines read surely show suns, moons and crowns: arms is set aside, so an arms coin on top
+    is a kid (the arms ace is no trampoline). Without the set rule it was left unread."""
+    state, visible = _set_seen()
+    k = _at(visible, 2)  # the arms ace, a kid lying suit side up
+    assert visible[k].suit is Suit.ARMS and visible[k].side == "suit"
+    unclear = list(visible)
+    unclear[k] = _twins(visible[k], Suit.ARMS)
+    reading = read_state(unclear, "epic-funhouse", "trampo-land")
+    assert reading.state == state
+    assert [s.where for s in reading.settled if "arms set aside" in s.rule] == ["the coin on trampoline 2"]
+    # with the moons and crowns trampolines read unclear, one more arms kid unclear between its twins and the
+    # third between arms and crowns, nothing says which suit is set aside (two coins showing arms can be another
+    # suit's ace and null): the coin stays unread
+    others = {_at(visible, n) for n in (6, 10, 8)}
+    blind = [_twins(p, p.suit) if j in others else p for j, p in enumerate(unclear)]
+    j = _at(visible, 12)
+    blind[j] = replace(_twins(visible[j], Suit.ARMS), could_be=((Suit.ARMS, None, "suit"), (Suit.CROWNS, None, "suit")))
+    with pytest.raises(NotReadable, match="trampoline 2 cannot be read"):
+        read_state(blind, "epic-funhouse", "trampo-land")
+    # three coins showing arms (each its ace or suit side): arms cannot be a trampoline suit (its ace and null
+    # are two coins), so it is set aside and all three are kids
+    blind[j] = _twins(visible[j], Suit.ARMS)
+    assert read_state(blind, "epic-funhouse", "trampo-land").state == state
+
+
+def test_a_null_kid_of_a_trampoline_suit_stays_unread_while_its_ace_can_be_a_trampoline():
+    """The moons null on trampoline 9 read unclear (moons ace or suit side): the moons ace (trampoline 4's coin,
+    under a kid) is read nowhere, so it could lie bare there: not settled."""
+    _, visible = _set_seen()
+    k = _at(visible, 9)
+    assert visible[k].suit is Suit.MOONS and visible[k].side == "suit"
+    unclear = list(visible)
+    unclear[k] = _twins(visible[k], Suit.MOONS)
+    with pytest.raises(NotReadable, match="trampoline 9 cannot be read"):
+        read_state(unclear, "epic-funhouse", "trampo-land")
+
+
+def test_a_bare_ace_whose_suit_shows_its_null_kid_elsewhere_is_a_bare_trampoline():
+    """Trampoline 1's suns ace read unclear (ace or suit side): the suns null is read surely as a kid on
+    trampoline 4, and suns is no set-aside suit (it shows on bare trampolines), so a suns suit side cannot lie
+    on top here: it is the bare trampoline."""
+    state, visible = _set_seen()
+    k = _at(visible, 1)
+    assert visible[k].suit is Suit.SUNS and visible[k].side == "value"
+    unclear = list(visible)
+    unclear[k] = _twins(visible[k], Suit.SUNS)
+    reading = read_state(unclear, "epic-funhouse", "trampo-land")
+    assert reading.state == state
+    assert [s.reading for s in reading.settled if "set aside" in s.rule] == ["a bare trampoline (value side up)"]
+    # the same with the suns null not seen (trampoline 4 empty of a kid: unread): left open
+    gone = [p for j, p in enumerate(unclear) if j != _at(visible, 4)]
+    with pytest.raises(NotReadable):
+        read_state(gone, "epic-funhouse", "trampo-land")
+
+
+def test_each_value_lies_on_three_trampolines():
+    """A classic value side shows no suit: three bare aces read surely (suit unknown) leave no ace for an
+    unclear coin, which is then a kid (here the moons null on trampoline 9, moons being a trampoline suit, so
+    that only the count of aces settles it); with two aces read it stays unread."""
+    state, visible = _set_seen()
+    k = _at(visible, 9)
+    unclear = list(visible)
+    unclear[k] = _twins(visible[k], Suit.MOONS)
+    for n in (1, 6, 10):
+        j = _at(visible, n)
+        unclear[j] = replace(visible[j], suit=None, rank=1)
+    reading = read_state(unclear, "epic-funhouse", "trampo-land")
+    assert reading.state == state
+    assert [s.where for s in reading.settled if "each value three times" in s.rule or "set aside" in s.rule] == [
+        "the coin on trampoline 9"]
+    j = _at(visible, 10)
+    unclear[j] = visible[j]  # the crowns 3 again: two aces
+    with pytest.raises(NotReadable, match="trampoline 9 cannot be read"):
+        read_state(unclear, "epic-funhouse", "trampo-land")
