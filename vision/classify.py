@@ -1187,7 +1187,9 @@ class CoinReader:
         The twins may be followed by a third reading, another value of their suit (a bold suit side blurred towards
         its null's dot or its 4): a symbol fitted that well (``coin_twins``' residual) is no numeral or dot (the
         bench's 0, 2 and 4 of the twin suits fit their symbol at residual 0.14 or more, the twins at 0.05 or
-        less)."""
+        less). A twin whose size is not read (suns) and whose third reading is its null loses the null where its
+        symbol fits as no dot does (:meth:`vision.coin_twins.TwinSizes.not_a_dot`): it then names its twins only,
+        and is read against the frame's twins (:meth:`_by_frame`)."""
         if reading.status == "unclear":
             if not coin_twins.READ_BY_SIZE or (self.px_per_mm is not None
                                                and self.px_per_mm < coin_twins.SIZE_FROM_PX_PER_MM):
@@ -1200,6 +1202,11 @@ class CoinReader:
             suit = could_be[0][0]
             verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, suit, reading.angle_deg)
             if verdict.side is None:
+                if len(could_be) == 3 and could_be[2][1] == 0 \
+                        and self.twin_sizes.not_a_dot(crop[0] if crop.ndim == 4 else crop, suit, reading.angle_deg):
+                    # the third reading, the null, ruled out by its own mark (a dot: coin_twins.RULE_OUT_NULL)
+                    reading = replace(reading, could_be=could_be[:2])
+                    could_be = reading.could_be
                 if self._twins_seen is not None and len(could_be) == 2:
                     self._twins_seen[id(reading)] = (reading, verdict, crop[0] if crop.ndim == 4 else crop)
                 return reading

@@ -65,6 +65,18 @@ _LEAST_GAP = 0.03  # teach's ace and suit side must differ by this much in scale
 # bold suns 1.1-3.5, whose game twins overlapped; the other suits 0.08-0.37)
 _MOST_UNSTEADY = 0.6
 _KEPT_VERDICTS = 256
+# An unclear twin whose third reading is its suit's null (a bold sun's rays blur away, and what is left, its solid
+# middle, passes for the null's dot): the null is ruled out where the suit's taught symbol fits the coin at
+# NOT_A_DOT_SCALE of its size or more and explains it (residual up to NOT_A_DOT_RESIDUAL). A dot fits as the
+# smallest symbol the fit tries (0.7: every bold null of bench_detect's four offsets, 71, fitted with the suns
+# symbol and with its own suit's, at residuals down to 0.04; the renderer's nulls blurred 0.8 mm, down to 0.01:
+# the residual does not tell a blurred dot from a sun, the scale does); the bold suns twins fit at 0.94-1.05,
+# residual up to 0.066 (the renderer's, sharp: 0.91-0.97, residual up to 0.12). A moons null fits its own suit's
+# symbol at 1.1-1.27, but residual 0.46-0.7. Then the twin names its two twins only, and is read against the
+# frame's other twins as a twin named so is (by_ink, by_frame).
+RULE_OUT_NULL = True
+NOT_A_DOT_SCALE = 0.85
+NOT_A_DOT_RESIDUAL = 0.2
 # A frame's twins read against each other (by_frame). Within one frame the suit sides of a suit fit q within a sd
 # of 0.03-0.06 of their median (classic moons 0.13, classic crowns 0.24), and its ace 0.45-1.0 below it (bench
 # crops of twins-12): a twin left in its suit's unclear band is read by where it lies from the frame's sure twins
@@ -134,15 +146,17 @@ class TwinSizes:
 
     def __init__(self, taught: dict[str, Any]) -> None:
         self.suits: dict[Suit, tuple[np.ndarray, float, float, float]] = {}
+        # every twin suit's taught symbol, its size read or not (suns: see not_a_dot)
+        self.symbols: dict[Suit, np.ndarray] = {}
         for name, entry in (taught.get("coin_twins") or {}).items():
+            self.symbols[Suit(name)] = coin_symbol_template(np.asarray(entry["symbol"], np.float32))
             ace, suit = float(entry["ace"]), float(entry["suit"])
             if suit - ace < _LEAST_GAP or float(entry.get("unsteady", float("inf"))) > _MOST_UNSTEADY:
                 # teach could not tell its own twins apart by size, or not steadily (a profile taught before the
                 # size's fit had its tone term has no "unsteady": its scales are another fit's, left unused)
                 continue
-            level = np.asarray(entry["symbol"], np.float32)
             half_band = max(_LEAST_HALF_BAND, float(entry["unsteady"]))
-            self.suits[Suit(name)] = (coin_symbol_template(level), ace, suit, half_band)
+            self.suits[Suit(name)] = (self.symbols[Suit(name)], ace, suit, half_band)
         # verdicts by crop: a coin read unclear is read again at its best windows, often the same crop (a fit is
         # 25-40 ms on an idle core)
         self._verdicts: dict[tuple[Suit, bytes], TwinVerdict] = {}
@@ -162,6 +176,16 @@ class TwinSizes:
                 self._verdicts.clear()
             self._verdicts[key] = self._judge(crop, suit, turn_deg)
         return self._verdicts[key]
+
+    def not_a_dot(self, crop: np.ndarray, suit: Suit, turn_deg: float | None = None) -> bool:
+        """Whether a coin crop (COIN_CROP_PX square, BGR) read as one of ``suit``'s twins or its null shows the
+        suit's symbol, not a null's dot: the taught symbol fits it at NOT_A_DOT_SCALE of its size or more, explaining
+        it (see RULE_OUT_NULL). False where the suit has no taught symbol."""
+        if not RULE_OUT_NULL or suit not in self.symbols:
+            return False
+        fit = fit_coin_symbol(crop, self.symbols[suit], crop_blur_mm=SYMBOL_CROP_BLUR_MM, turn_deg=turn_deg)
+        return fit.scale >= NOT_A_DOT_SCALE and fit.residual <= NOT_A_DOT_RESIDUAL \
+            and max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) <= _MOST_SHIFT_MM
 
     def _judge(self, crop: np.ndarray, suit: Suit, turn_deg: float | None) -> TwinVerdict:
         template, ace, suit_scale, half_band = self.suits[suit]
