@@ -1207,7 +1207,9 @@ class CoinReader:
                     # the third reading, the null, ruled out by its own mark (a dot: coin_twins.RULE_OUT_NULL)
                     reading = replace(reading, could_be=could_be[:2])
                     could_be = reading.could_be
-                if self._twins_seen is not None and len(could_be) == 2:
+                # a third reading left (another value of the suit) where the symbol fitted as closely as a twin's
+                # (its size unclear: residual _MOST_RESIDUAL or less) is no numeral or dot, as above: the frame reads it
+                if self._twins_seen is not None and (len(could_be) == 2 or verdict.reason == "size unclear"):
                     self._twins_seen[id(reading)] = (reading, verdict, crop[0] if crop.ndim == 4 else crop)
                 return reading
             rank = None if verdict.side == "suit" else 1

@@ -449,3 +449,17 @@ def test_bold_suns_whose_null_is_ruled_out_are_read_against_the_frames_twins(mon
     frame = coin_grid_frame(1002, edition="bold")
     read = _twins_read_off_and_on(monkeypatch, frame, "bold", "RULE_OUT_NULL", lambda truth: truth["suit"] == "suns")
     assert len(read[True]) > len(read[False]), read
+
+
+def test_a_twin_named_with_a_third_reading_is_read_against_the_frames_twins(monkeypatch):
+    """Bold coin grid 1042: the arms ace is "face unclear" naming its twins and the 4 after them ("value arms 1 or
+    suit arms - or value arms 4"); its symbol fits as closely as a twin's (so it is no 4) at q 0.18, in its suit's
+    unclear band, 0.7 below the frame's two sure arms suit sides. Before, only a twin naming its two twins alone was
+    read against the frame's, and it stayed unclear; now it is read as the ace, and nothing wrongly. Without the
+    frame's reading it stays unclear."""
+    from detect_scenes import coin_grid_frame
+
+    frame = coin_grid_frame(1042, edition="bold")
+    read = _twins_read_off_and_on(monkeypatch, frame, "bold", "READ_BY_FRAME",
+                                  lambda truth: truth["suit"] == "arms" and truth["side"] == "value")
+    assert len(read[True]) > len(read[False]), read
