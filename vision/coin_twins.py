@@ -160,6 +160,7 @@ class TwinSizes:
         # verdicts by crop: a coin read unclear is read again at its best windows, often the same crop (a fit is
         # 25-40 ms on an idle core)
         self._verdicts: dict[tuple[Suit, bytes], TwinVerdict] = {}
+        self._not_dots: dict[tuple[Suit, float | None, bytes], bool] = {}
 
     def __bool__(self) -> bool:
         return bool(self.suits)
@@ -183,9 +184,15 @@ class TwinSizes:
         it (see RULE_OUT_NULL). False where the suit has no taught symbol."""
         if not RULE_OUT_NULL or suit not in self.symbols:
             return False
-        fit = fit_coin_symbol(crop, self.symbols[suit], crop_blur_mm=SYMBOL_CROP_BLUR_MM, turn_deg=turn_deg)
-        return fit.scale >= NOT_A_DOT_SCALE and fit.residual <= NOT_A_DOT_RESIDUAL \
-            and max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) <= _MOST_SHIFT_MM
+        # kept by crop as the verdicts are (an unclear coin is read again at its best windows, often the same crop)
+        key = (suit, turn_deg, np.ascontiguousarray(crop).tobytes())
+        if key not in self._not_dots:
+            if len(self._not_dots) >= _KEPT_VERDICTS:
+                self._not_dots.clear()
+            fit = fit_coin_symbol(crop, self.symbols[suit], crop_blur_mm=SYMBOL_CROP_BLUR_MM, turn_deg=turn_deg)
+            self._not_dots[key] = fit.scale >= NOT_A_DOT_SCALE and fit.residual <= NOT_A_DOT_RESIDUAL \
+                and max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) <= _MOST_SHIFT_MM
+        return self._not_dots[key]
 
     def _judge(self, crop: np.ndarray, suit: Suit, turn_deg: float | None) -> TwinVerdict:
         template, ace, suit_scale, half_band = self.suits[suit]
