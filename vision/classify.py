@@ -808,6 +808,10 @@ class CoinReader:
                             "suit": replace(profile.coin_suits, label_margins=None)}
         # the coloured suits' hues (the taught pawns'), for a blank null's rim colour: see _blank_reading
         self.rim_hues = suit_hues(profile.suit_colors, self.achromatic)
+        # the value labels an unclear coin may be read as by where they fit (see _by_window, coin_values.RANKS)
+        self.rim_rank_labels = frozenset(
+            k for k, (side, _, rank) in enumerate(self.labels)
+            if side == "value" and rank in coin_values.RANKS and k not in self.blank_set and k not in self.twin_of)
 
     def read_aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int]]:
         """Read a crop ``margin`` pixels wider on each side than a coin crop at each likely label's own best window
@@ -874,9 +878,16 @@ class CoinReader:
         reading = self._gated(self._judge(best, top, int(np.argmax(exact[k, top])), crops[k : k + 1],
                                           here=per_exact[k]), crops[k])
         if coin_values.READ_BY_WINDOW and reading.status == "unclear" and reading.reason == "face unclear":
-            windows = [chosen[int(j)] for j in np.argmax(per_exact, axis=0)]  # each label's own best window
-            reading = self._by_window(reading, best, top, int(np.argmax(exact[k, top])), crops[k : k + 1],
-                                      per_exact[k], windows)
+            own = np.argmax(per_exact, axis=0)  # each label's own best window (its index in chosen)
+            windows = [chosen[int(j)] for j in own]
+            # the numeral judged by where it fits: the best label, or a 2, 3 or 5 at the rim's centre a hair behind
+            # a rival that fits only off it (a bold 3 whose 4 fits 1-1.5 mm off, 0.002 ahead: Easy Slider 509)
+            label = coin_values.at_rim_instead(top, best, windows, self.rim_rank_labels)
+            j = k if label == top else int(own[label])
+            reading = self._by_window(reading, best, label, int(np.argmax(exact[j, label])), crops[j : j + 1],
+                                      per_exact[j], windows)
+            if reading.status == "ok":
+                where = chosen[j]  # the print's own window
         return reading, where, top
 
     def read_batch(self, big: np.ndarray, margin: int) -> list[tuple[Reading, tuple[int, int]]]:
@@ -1130,8 +1141,11 @@ class CoinReader:
                    here: np.ndarray, windows: list[tuple[int, int]]) -> Reading:
         """An unclear value numeral read by where it and its close rivals fit (:mod:`vision.coin_values`): sure
         when it fits at the fitted rim's centre, every face read at its own window trails it there by the full
-        margin, and every face that comes within the margin (read at its own best window) is a value face fitting
-        only farther off the rim's centre. Then checked as every sure reading is (ink, face colour, sharpness)."""
+        margin, and every face that comes within the margin (read at its own best window), or scores better (where
+        ``best`` is a runner-up: :func:`vision.coin_values.at_rim_instead`), is a value face fitting only farther
+        off the rim's centre, or the other side's symbol fitting farther still. Then checked as every sure reading
+        is (ink, face colour, sharpness). ``per_label``: every label's best score; ``here``: every label's score at
+        ``best``'s own window, ``crop`` and ``shift`` (its turn) its own; ``windows``: each label's own window."""
         side, suit, rank = self.labels[best]
         if side != "value" or rank not in coin_values.RANKS or best in self.blank_set or best in self.twin_of:
             return reading
@@ -1144,8 +1158,10 @@ class CoinReader:
             return reading  # unclear for another reason than a face within the margin (ink, twins' size)
         needs = np.array([need if lab[0] == side else max(need, _SIDE_MARGIN) for lab in self.labels])
         close = coin_values.close_rivals(per_label, best, needs)
-        # the other side (its symbol fits a millimetre or two off a numeral) held to the model's plain margin too
-        if any(self.labels[k][0] != side and score - float(per_label[k]) < model.min_margin for k in close) \
+        # the other side (its symbol fits a millimetre or two off a numeral) held to the model's plain margin too,
+        # unless it fits only farther off still (coin_values.OTHER_SIDE_OFF_PX: bold arms' symbol 1.5 mm off a 3)
+        if any(self.labels[k][0] != side and score - float(per_label[k]) < model.min_margin
+               and coin_values.window_distance(windows[k]) < coin_values.OTHER_SIDE_OFF_PX for k in close) \
                 or not coin_values.fits_at_rim(best, close, windows):
             return reading
         margin = float(score - max(float(per_label[k]) for k in close)) if close else need

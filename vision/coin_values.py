@@ -12,8 +12,9 @@ led there by more than the right ones).
 What does tell is the coin's rim. The detector's rim fit (vision/coins.py) lay within 1.3 crop pixels (0.65 mm)
 of the truth for 99 % of bench_detect's bold coins (median 0.3 px; default median 0.45 px), and a coin's print is
 centred on it. A numeral that fits at the rim's centre while each close rival fits only farther off is that
-numeral. (Classic's rim fit lies 0.65 mm off the truth in one direction, systematically: there the rule read
-nothing differently at any of bench_detect's seed offsets.)
+numeral, and so is one a hair behind a rival that fits only off the rim's centre (a bold 3 whose 4 fits 1.1 mm
+off, 0.002 ahead: :func:`at_rim_instead`). (Classic's rim fit lies 0.65 mm off the truth in one direction,
+systematically: there the rule read nothing differently at any of bench_detect's seed offsets.)
 """
 
 from __future__ import annotations
@@ -28,14 +29,25 @@ import numpy as np
 NEAR_RIM_PX = 1.5
 # ... and every close rival's own window at least this much farther from the rim centre than the winner's
 FARTHER_PX = 1.0
-# ... and at least this far from the winner's window (one pixel either way is the same print read a hair apart)
-APART_PX = 1.5
+# ... and at least this far from the winner's window (one pixel either way is the same print read a hair apart; a
+# diagonal pixel, 1.41, is apart: bold Easy Slider 510's 3 half a millimetre off the rim's centre, its 4 a diagonal
+# pixel farther, 0.003 behind. Measured with every truth coin of the bold coin grids 1000-1005 and 1020-1025 read
+# through rims moved 0.5 and 1 mm (8 directions): none read wrong at 1.4)
+APART_PX = 1.4
 
 # The ranks read so. Not the 4: a hand-made "A" blurred 1.6 px with its rim fitted 0.5 mm off read as a sure 4
 # so (its "4" fits a millimetre off an A: fours-13), and a bold 3 washed out to its stem fits a 4 (bench_detect
 # --seed-offset 40, Easy Slider 540). Module switch READ_BY_WINDOW: the benchmarks' A/B runs set it False.
 RANKS = frozenset({2, 3, 5})
 READ_BY_WINDOW = True
+# The other side's best label within the model's plain margin of the numeral is let off only where it fits at
+# least this far (crop pixels) from the rim's centre: a bold arms or crowns symbol (and its ace) fits 1.5-2 mm off a
+# 3 (bold Easy Slider 521: 0.029 behind, 3 px off), where no print centred on the coin could put it
+OTHER_SIDE_OFF_PX = 2.5
+# A numeral of RANKS at the rim's centre is judged (at_rim_instead) where the best label fits only off it and leads
+# by this much at most (bold Easy Slider 509 and coin grid 1005: a 3 at the rim's centre, its 4 1.1-1.4 mm off and
+# 0.002-0.003 ahead; a print whose rival leads by more is left to the scores)
+RUNNER_UP_BEHIND = 0.02
 
 
 def window_distance(window: tuple[int, int]) -> float:
@@ -62,3 +74,19 @@ def close_rivals(best: np.ndarray, winner: int, need: np.ndarray) -> list[int]:
     """The labels whose best score comes within ``need`` (per label) of the winner's."""
     gap = float(best[winner]) - best
     return [int(k) for k in np.nonzero(gap < need)[0] if int(k) != winner]
+
+
+def at_rim_instead(top: int, best: np.ndarray, windows: Sequence[tuple[int, int]], candidates: frozenset[int]) -> int:
+    """The label an unclear coin is judged as by where it fits: ``top`` (the best label), or where ``top`` is no
+    label of ``candidates`` (the value numerals read so), the best of them whose own window lies within
+    ``NEAR_RIM_PX`` of the rim's centre and which trails ``top`` by ``RUNNER_UP_BEHIND`` at most. ``best``: every
+    label's best score; ``windows``: each label's own best window ``(dx, dy)`` in crop pixels from the rim centre.
+    The label returned is then held to :func:`fits_at_rim` against every label close to it or ahead of it (``top``
+    must fit a pixel farther off than it, and apart)."""
+    if top in candidates or RUNNER_UP_BEHIND < 0:
+        return top
+    near = [k for k in candidates if float(best[top]) - float(best[k]) <= RUNNER_UP_BEHIND
+            and window_distance(windows[k]) <= NEAR_RIM_PX]
+    if not near:
+        return top
+    return max(near, key=lambda k: float(best[k]))

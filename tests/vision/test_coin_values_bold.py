@@ -1,6 +1,7 @@
 """Bold value numerals (the serif 3 above all) told from a close rival by where each fits on the coin
 (vision.coin_values): at the fitted rim's centre, or only a millimetre or more off it."""
 
+import numpy as np
 import pytest
 
 from vision import coin_values
@@ -39,6 +40,41 @@ def test_a_clear_bold_arms_3_is_read_surely(monkeypatch, seed):
     # without the rule the arms 3 is "face unclear": its 4 fits 1-1.5 mm off the rim's centre within 0.04-0.06
     before = _read(monkeypatch, seed, False)
     assert any("('coin', 'value', 'arms', 3): face unclear" in note for note in before.notes), before.notes
+    after = _read(monkeypatch, seed, True)
+    assert not any("('coin', 'value', 'arms', 3)" in note for note in after.notes), after.notes
+    assert after.correct == before.correct + 1
+
+
+def test_a_diagonal_neighbour_window_is_apart():
+    # (1, 1) lies 1.41 px from (0, 0): two prints read a diagonal pixel apart (bold Easy Slider 510's 3 and 4)
+    windows = [(0, 1), (1, 2), (1, 1)]
+    assert coin_values.fits_at_rim(0, [1], windows)
+    assert not coin_values.fits_at_rim(0, [2], windows)  # a pixel straight apart: the same print
+
+
+def test_a_numeral_at_the_rim_a_hair_behind_a_rival_off_it_is_the_one_judged():
+    best = np.array([0.805, 0.803, 0.771, 0.60])  # a 4, a 3, the suit side, a 5
+    windows = [(2, 1), (0, 0), (3, 1), (1, 0)]
+    threes = frozenset({1, 3})
+    assert coin_values.at_rim_instead(0, best, windows, threes) == 1
+    assert coin_values.at_rim_instead(0, best, [(2, 1), (1, 1), (3, 1), (1, 0)], threes) == 1  # 0.7 mm off
+    assert coin_values.at_rim_instead(0, best, [(2, 1), (2, 0), (3, 1), (1, 0)], threes) == 0  # the 3 off too
+    behind = np.array([0.83, 0.803, 0.771, 0.60])  # the 3 0.027 behind: the print may be the 4's
+    assert coin_values.at_rim_instead(0, behind, windows, threes) == 0
+    assert coin_values.at_rim_instead(1, best, windows, threes) == 1  # the best is a 3 already
+
+
+@pytest.mark.parametrize("seed, old", [
+    (509, dict(RUNNER_UP_BEHIND=-1.0)),  # the 4 fits 1.1 mm off, 0.002 ahead of the 3 at the rim's centre
+    (510, dict(APART_PX=1.5)),  # the 4 fits a diagonal pixel from the 3, which is 0.5 mm off the rim's centre
+    (521, dict(OTHER_SIDE_OFF_PX=99.0)),  # the arms symbol fits 1.5 mm off, 0.029 behind the 3
+])
+def test_a_bold_arms_3_beside_a_rival_off_the_rim_is_read_surely(monkeypatch, seed, old):
+    for name, value in old.items():
+        monkeypatch.setattr(coin_values, name, value)
+    before = _read(monkeypatch, seed, True)
+    assert any("('coin', 'value', 'arms', 3): face unclear" in note for note in before.notes), before.notes
+    monkeypatch.undo()
     after = _read(monkeypatch, seed, True)
     assert not any("('coin', 'value', 'arms', 3)" in note for note in after.notes), after.notes
     assert after.correct == before.correct + 1
