@@ -355,14 +355,30 @@ class TileReader:
         self._typical = {side: m.typical_score if m.typical_score is not None else 1.0 for side, m in models}
         # the model and index of each label: the margin a reading needs depends on both (and on its score)
         self.label_model = [(m, i) for _, m in models for i in range(len(m.labels))]
+        self._middles: dict[int, tuple] = {}  # label -> its template's middle and their norms (see _middle)
+
+    def _middle(self, label: int) -> tuple[np.ndarray, np.ndarray, bool]:
+        """A label's first template (n, n, 3), centred on its mean; that template's middle half, centred on its
+        own mean; and whether the middle carries ``_MIDDLE_SHARE_MIN`` of the print at least: computed once per
+        label (what _middle_shows and _null_shows computed at every call, the same values)."""
+        if label not in self._middles:
+            n = TILE_CROP_PX
+            lo, hi = n // 4, n - n // 4
+            template = self.templates[int(np.nonzero(self.label_of == label)[0][0])].reshape(n, n, 3)
+            middle = template[lo:hi, lo:hi] - template[lo:hi, lo:hi].mean()
+            centred = template - template.mean()
+            marked = bool(np.linalg.norm(middle) >= _MIDDLE_SHARE_MIN * np.linalg.norm(centred))
+            self._middles[label] = (centred, middle, marked)
+        return self._middles[label]
 
     def _big_features(self, big: np.ndarray, margin: int) -> np.ndarray:
         """Features of a wide crop, relative to its middle tile-sized window's colour (for :meth:`_align_label`)."""
         n = TILE_CROP_PX
         centre = big[margin : margin + n, margin : margin + n].astype(np.float32) + 6.0
-        inside = np.sort(centre.reshape(-1, 3), axis=0)
-        k = len(inside)  # np.median per channel, bit for bit (the middle two's float32 sum halved), 4x faster
-        ref = 0.5 * (inside[(k - 1) // 2] + inside[k // 2])
+        k = n * n  # np.median per channel, bit for bit (the middle two's float32 sum halved): the two middle
+        # values picked by a partition of each channel's row (a third of a sort's cost), 12x faster than np.median
+        inside = np.partition(centre.reshape(-1, 3).T, ((k - 1) // 2, k // 2), axis=1)
+        ref = 0.5 * (inside[:, (k - 1) // 2] + inside[:, k // 2])
         logs = np.clip(np.log((big.astype(np.float32) + 6.0) / ref), -2.5, 1.2)
         return _high_pass(_opponent(logs)[None].astype(np.float32), _TILE_HIGH_PASS_PX)[0]
 
@@ -569,13 +585,11 @@ class TileReader:
         see ``_BACK_MIDDLE_STRENGTH``); True where the template's middle is plain."""
         n = TILE_CROP_PX
         lo, hi = n // 4, n - n // 4
+        centred, middle, marked = self._middle(label)
+        if not marked:
+            return True
         whole = vector[self.perms[turn]].reshape(n, n, 3)
         x = whole[lo:hi, lo:hi]
-        template = self.templates[int(np.nonzero(self.label_of == label)[0][0])].reshape(n, n, 3)
-        middle = template[lo:hi, lo:hi] - template[lo:hi, lo:hi].mean()
-        centred = template - template.mean()
-        if np.linalg.norm(middle) < _MIDDLE_SHARE_MIN * np.linalg.norm(centred):
-            return True
         x = x - x.mean()
         correlation = float((x * middle).sum()) / (float(np.linalg.norm(x) * np.linalg.norm(middle)) + 1e-9)
         if correlation < least:
@@ -598,9 +612,7 @@ class TileReader:
             return False
         n = TILE_CROP_PX
         lo, hi = n // 4, n - n // 4
-        template = self.templates[int(np.nonzero(self.label_of == label)[0][0])].reshape(n, n, 3)
-        if np.linalg.norm(template[lo:hi, lo:hi] - template[lo:hi, lo:hi].mean()) \
-                >= _MIDDLE_SHARE_MIN * np.linalg.norm(template - template.mean()):
+        if self._middle(label)[2]:
             return True  # a mark of its own, and it showed
         x = vector[self.perms[turn]].reshape(n, n, 3)
         middle = x[lo:hi, lo:hi]
@@ -738,7 +750,7 @@ class TileReader:
         covered = float(bad.mean())
         if not bad.any():
             return 0.0, -1.0
-        mask = np.kron(bad, np.ones((cell, cell), bool))
+        mask = bad.repeat(cell, axis=0).repeat(cell, axis=1)  # np.kron(bad, ones((cell, cell))): the same, 10x faster
         full = np.zeros((n, n), bool)
         full[: mask.shape[0], : mask.shape[1]] = mask
         # the mask is in the turned crop's frame; bring it back to the crop's own frame

@@ -86,3 +86,65 @@ def test_searched_batches_read_as_with_opencvs_match():
     new, old = TileReader(profile), _OpenCVMatch(profile)
     for big, margin, args, kwargs in batches:
         assert new.read_batch(big, margin, *args, **kwargs) == old.read_batch(big, margin, *args, **kwargs)
+
+
+def _plain_middle_shows(reader, vector, label, turn, least, strength=None, keep=None) -> bool:
+    """TileReader._middle_shows as it was: the template's middle and norms computed at every call."""
+    n = int(round(np.sqrt(reader.templates.shape[1] / 3)))
+    lo, hi = n // 4, n - n // 4
+    whole = vector[reader.perms[turn]].reshape(n, n, 3)
+    x = whole[lo:hi, lo:hi]
+    template = reader.templates[int(np.nonzero(reader.label_of == label)[0][0])].reshape(n, n, 3)
+    middle = template[lo:hi, lo:hi] - template[lo:hi, lo:hi].mean()
+    centred = template - template.mean()
+    if np.linalg.norm(middle) < 0.2 * np.linalg.norm(centred):
+        return True
+    x = x - x.mean()
+    correlation = float((x * middle).sum()) / (float(np.linalg.norm(x) * np.linalg.norm(middle)) + 1e-9)
+    if correlation < least:
+        return False
+    if strength is None:
+        return True
+    seen = np.ones((n, n, 3), np.float32) if keep is None else keep[reader.perms[turn]].reshape(n, n, 3)
+    amplitude = float(((whole - whole.mean()) * centred * seen).sum()) / max(
+        float((centred * centred * seen).sum()), 1e-12)
+    seen = seen[lo:hi, lo:hi]
+    middle_amplitude = float((x * middle * seen).sum()) / max(float((middle * middle * seen).sum()), 1e-12)
+    return amplitude > 0 and middle_amplitude >= strength * amplitude
+
+
+def _plain_null_shows(reader, vector, label, turn) -> bool:
+    if not _plain_middle_shows(reader, vector, label, turn, 0.3):
+        return False
+    n = int(round(np.sqrt(reader.templates.shape[1] / 3)))
+    lo, hi = n // 4, n - n // 4
+    template = reader.templates[int(np.nonzero(reader.label_of == label)[0][0])].reshape(n, n, 3)
+    if np.linalg.norm(template[lo:hi, lo:hi] - template[lo:hi, lo:hi].mean()) \
+            >= 0.2 * np.linalg.norm(template - template.mean()):
+        return True
+    x = vector[reader.perms[turn]].reshape(n, n, 3)
+    middle = x[lo:hi, lo:hi]
+    return float(np.linalg.norm(middle - middle.mean())) <= 0.4 * float(np.linalg.norm(x - x.mean()))
+
+
+def test_the_middle_looks_with_each_labels_middle_kept_are_the_plain_ones():
+    """A back's and a null's middle looks (TileReader._middle_shows, _null_shows) keep each label's template middle
+    from the first look: on board 505's searched crops, every label at every turn, masked and not, they answer
+    as the plain computation, and both answers occur."""
+    reader = TileReader(default_profile())
+    vectors = [reader.raw(big[:, m : m + 40, m : m + 40]).reshape(len(big), -1)
+               for big, m, _, _ in _searched_batches()]
+    vectors = np.concatenate(vectors)
+    keep = np.ones(vectors.shape[1], bool)
+    keep[: vectors.shape[1] // 3] = False  # the top third covered
+    looks = ((0.15, 0.3, None), (0.15, 0.3, keep), (0.0, 0.3, None), (0.3, None, None))
+    answers = set()
+    for vector in vectors[:12]:
+        for label in range(len(reader.labels)):
+            for turn in range(4):
+                for least, strength, kept in looks:
+                    got = reader._middle_shows(vector, label, turn, least, strength, kept)
+                    assert got == _plain_middle_shows(reader, vector, label, turn, least, strength, kept)
+                    answers.add(got)
+                assert reader._null_shows(vector, label, turn) == _plain_null_shows(reader, vector, label, turn)
+    assert answers == {True, False}
