@@ -1,0 +1,89 @@
+"""The per-frame kernels made cheaper without changing what they compute: each is compared, bit for bit, with the
+straightforward computation it replaced (kept here as the reference) on rendered frames."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import cv2
+import numpy as np
+import pytest
+from detect_scenes import coin_grid_frame, easy_slider_frame
+from numba import njit
+
+import vision.segment as segment
+from calibration.table_calibration import calibrate_from_sheet
+from rules.pieces import COIN_MM
+from vision import Detector
+from vision.segment import dominant_angles, edge_directions, edge_map, votes_and_sides
+
+
+@lru_cache(maxsize=4)
+def _frame_and_detector(name: str):
+    """A rendered frame (an Easy Slider board, or a coin grid: coins of every kind and side) and a detector
+    calibrated from the sheet in it."""
+    frame = easy_slider_frame(int(name[1:])) if name[0] == "e" else coin_grid_frame(int(name[1:]))
+    return frame, Detector(calibrate_from_sheet(frame.image))
+
+
+FRAMES = ["e500", "e505", "c1001"]
+
+
+@njit(cache=True, fastmath=True, nogil=True)
+def _votes_and_sides_reference(gx, gy, low, cap, radius, acc, cos_tol, turns, grids_x, grids_y):  # pragma: no cover
+    """vision.segment._votes_and_sides as it was: one loop over the pixels, the directions inside it."""
+    h, w = gx.shape
+    low2 = low * low
+    n_dir = turns.shape[0]
+    gh = grids_x.shape[1]
+    gw = grids_x.shape[2]
+    for y in range(h):
+        for x in range(w):
+            ex = float(gx[y, x])
+            ey = float(gy[y, x])
+            m2 = ex * ex + ey * ey
+            if m2 < low2:
+                continue
+            m = math.sqrt(m2)
+            weight = min(m, cap) / cap
+            nx = ex / m
+            ny = ey / m
+            cx = int(x + radius * nx + 0.5)
+            cy = int(y + radius * ny + 0.5)
+            if 0 <= cx < w and 0 <= cy < h:
+                acc[cy, cx] += weight
+            cx = int(x - radius * nx + 0.5)
+            cy = int(y - radius * ny + 0.5)
+            if 0 <= cx < w and 0 <= cy < h:
+                acc[cy, cx] += weight
+            for k in range(n_dir):
+                c = turns[k, 6]
+                s = turns[k, 7]
+                u = int(turns[k, 0] * x + turns[k, 1] * y + turns[k, 2] + 0.5)
+                v = int(turns[k, 3] * x + turns[k, 4] * y + turns[k, 5] + 0.5)
+                if u < 0 or v < 0 or u >= gw or v >= gh:
+                    continue
+                if abs(nx * c + ny * s) >= cos_tol:
+                    grids_x[k, v, u] += 0.25 * weight
+                elif abs(ny * c - nx * s) >= cos_tol:
+                    grids_y[k, v, u] += 0.25 * weight
+
+
+@pytest.mark.parametrize("name", FRAMES)
+def test_votes_and_sides_are_the_straightforward_loops(name, monkeypatch):
+    """The coin votes and every direction's side grids, row by row with branch-free picking, are the one loop's
+    over the pixels, bit for bit, on the view of a rendered board and of a coin grid (3-4 tile directions)."""
+    frame, detector = _frame_and_detector(name)
+    view = detector.view.rectify_grey(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
+    p = detector.view.px_per_mm
+    edges = edge_map(view)
+    angles = dominant_angles(edge_directions(edges, p))
+    assert angles
+    votes, sides = votes_and_sides(edges, COIN_MM * p, angles)
+    monkeypatch.setattr(segment, "_votes_and_sides", _votes_and_sides_reference)
+    votes_ref, sides_ref = votes_and_sides(edges, COIN_MM * p, angles)
+    assert votes.max() > 0 and np.array_equal(votes, votes_ref)
+    for grid, ref in zip(sides, sides_ref, strict=True):
+        assert ref.along_x.max() > 0 and ref.along_y.max() > 0
+        assert np.array_equal(grid.along_x, ref.along_x) and np.array_equal(grid.along_y, ref.along_y)
