@@ -110,14 +110,21 @@ def _directions(gx, gy, low, cap, step, cell, hist):  # pragma: no cover - numba
     columns = np.empty(w, np.int64)
     for x in range(w):
         columns[x] = x // cell
+    xs = np.empty(w, np.int64)
     for y in range(0, h, step):
         row = y // cell
+        # the row's edge pixels listed first, without a branch (see _votes_and_sides), then binned in order
+        count = 0
         for x in range(0, w, step):
             ex = float(gx[y, x])
             ey = float(gy[y, x])
+            xs[count] = x
+            count += ex * ex + ey * ey >= low2
+        for i in range(count):
+            x = xs[i]
+            ex = float(gx[y, x])
+            ey = float(gy[y, x])
             m2 = ex * ex + ey * ey
-            if m2 < low2:
-                continue
             weight = min(math.sqrt(m2), cap) / cap
             b = int(_direction_mod90(ex, ey) * bins / 90.0)  # >= 0
             if b >= bins:  # (as ``% bins`` did)

@@ -16,7 +16,7 @@ import vision.segment as segment
 from calibration.table_calibration import calibrate_from_sheet
 from rules.pieces import COIN_MM
 from vision import Detector
-from vision.segment import dominant_angles, edge_directions, edge_map, votes_and_sides
+from vision.segment import _direction_mod90, dominant_angles, edge_directions, edge_map, votes_and_sides
 
 
 @lru_cache(maxsize=4)
@@ -87,3 +87,41 @@ def test_votes_and_sides_are_the_straightforward_loops(name, monkeypatch):
     for grid, ref in zip(sides, sides_ref, strict=True):
         assert ref.along_x.max() > 0 and ref.along_y.max() > 0
         assert np.array_equal(grid.along_x, ref.along_x) and np.array_equal(grid.along_y, ref.along_y)
+
+
+@njit(cache=True, fastmath=True, nogil=True)
+def _directions_reference(gx, gy, low, cap, step, cell, hist):  # pragma: no cover - numba
+    """vision.segment._directions as it was: the edge test a branch in the loop over the pixels."""
+    h, w = gx.shape
+    low2 = low * low
+    bins = hist.shape[2]
+    columns = np.empty(w, np.int64)
+    for x in range(w):
+        columns[x] = x // cell
+    for y in range(0, h, step):
+        row = y // cell
+        for x in range(0, w, step):
+            ex = float(gx[y, x])
+            ey = float(gy[y, x])
+            m2 = ex * ex + ey * ey
+            if m2 < low2:
+                continue
+            weight = min(math.sqrt(m2), cap) / cap
+            b = int(_direction_mod90(ex, ey) * bins / 90.0)
+            if b >= bins:
+                b -= bins
+            hist[row, columns[x], b] += weight
+
+
+@pytest.mark.parametrize("name", FRAMES)
+def test_edge_directions_are_the_straightforward_loop(name, monkeypatch):
+    """The cells' direction histograms, edge pixels listed row by row first, are the one loop's, bit for bit, at
+    the view's scale (every pixel) and at 1 px/mm (every other pixel)."""
+    frame, detector = _frame_and_detector(name)
+    edges = edge_map(detector.view.rectify_grey(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)))
+    scales = (detector.view.px_per_mm, 1.0)
+    hists = [edge_directions(edges, p) for p in scales]
+    monkeypatch.setattr(segment, "_directions", _directions_reference)
+    for p, hist in zip(scales, hists, strict=True):
+        reference = edge_directions(edges, p)
+        assert reference.sum() > 0 and np.array_equal(hist, reference)
