@@ -438,6 +438,25 @@ def _window_maxima(votes, candidates, r):  # pragma: no cover - numba
     return out[:count]
 
 
+def _dilated_maxima(votes: np.ndarray, candidates: np.ndarray, r: int) -> np.ndarray:
+    """:func:`_window_maxima` through the map's grey dilation: those of ``candidates`` (row-major flat indices,
+    ascending) that equal the maximum of their (2r + 1)^2 window, the same ones in the same order (a maximum is
+    exact, and cv2.dilate's default border leaves out what lies outside the map, as the window's clipping does)."""
+    dilated = cv2.dilate(votes, np.ones((2 * r + 1, 2 * r + 1), np.uint8))
+    return candidates[votes.ravel()[candidates] >= dilated.ravel()[candidates]]
+
+
+def _maxima(votes: np.ndarray, candidates: np.ndarray, r: int) -> np.ndarray:
+    """The local maxima among ``candidates`` (see :func:`_window_maxima`), whichever way costs less: looking
+    around each candidate costs up to its window's area, the dilation (separable) a little per pixel of the map
+    (measured: ~39k candidates in 27 x 27 windows of a faint board's ink-mark map, 384 x 549, 2.9 ms looking
+    around each and 0.4 ms dilating; the usual few hundred to two thousand in 9 x 9 windows, 0.002-0.05 ms
+    looking around, 0.04-0.12 ms dilating)."""
+    if len(candidates) * (2 * r + 1) ** 2 > 8 * votes.size:
+        return _dilated_maxima(votes, candidates, r)
+    return _window_maxima(votes, candidates, r)
+
+
 def peaks(votes: np.ndarray, radius_px: float, min_votes: float, limit: int = 400,
           mask: np.ndarray | None = None, min_mask: float = 0.0) -> np.ndarray:
     """Local maxima of a vote map at least ``radius_px`` apart with at least ``min_votes`` (and, given ``mask``
@@ -453,7 +472,7 @@ def peaks(votes: np.ndarray, radius_px: float, min_votes: float, limit: int = 40
     # window's maximum over the pixels inside the map, as cv2.dilate's border takes them), without dilating the
     # whole map; row-major flat indices split: the same (ys, xs) in the same order as np.nonzero(keep), which
     # is ten times slower on a 2-D mask (numpy 2: about 0.9 ms against 0.09 ms on a 384x549 view)
-    ys, xs = np.divmod(_window_maxima(votes, np.flatnonzero(keep), r), votes.shape[1])
+    ys, xs = np.divmod(_maxima(votes, np.flatnonzero(keep), r), votes.shape[1])
     if len(ys) == 0:
         return np.zeros((0, 3))
     order = np.argsort(-votes[ys, xs], kind="stable")[: 4 * limit]

@@ -14,9 +14,18 @@ from numba import njit
 
 import vision.segment as segment
 from calibration.table_calibration import calibrate_from_sheet
-from rules.pieces import COIN_MM
+from rules.pieces import COIN_MM, TILE_MM
 from vision import Detector
-from vision.segment import _direction_mod90, dominant_angles, edge_directions, edge_map, votes_and_sides
+from vision.detect import _ink_marks
+from vision.segment import (
+    _dilated_maxima,
+    _direction_mod90,
+    _window_maxima,
+    dominant_angles,
+    edge_directions,
+    edge_map,
+    votes_and_sides,
+)
 
 
 @lru_cache(maxsize=4)
@@ -125,3 +134,28 @@ def test_edge_directions_are_the_straightforward_loop(name, monkeypatch):
     for p, hist in zip(scales, hists, strict=True):
         reference = edge_directions(edges, p)
         assert reference.sum() > 0 and np.array_equal(hist, reference)
+
+
+@pytest.mark.parametrize("name", FRAMES)
+def test_maxima_through_the_dilation_are_those_looked_for_around_each(name, monkeypatch):
+    """On a frame's maps (the coin votes, and the ink-mark map of a faint grid, where tens of thousands of pixels
+    pass and windows are 27 px wide: peaks then dilates) the maxima through cv2.dilate are those the windows
+    give, the same in the same order, at several window sizes; and peaks finds the same either way."""
+    frame, detector = _frame_and_detector(name)
+    shapes = detector.shapes(frame.image)
+    p = shapes.edges_px_per_mm
+    calls = []
+    monkeypatch.setattr(segment, "_dilated_maxima", lambda *a: calls.append(a) or _dilated_maxima(*a))
+    marks = _ink_marks(shapes.view, p, shapes.noise)
+    coin_votes, _ = votes_and_sides(shapes.edges, COIN_MM * p, [grid.angle_deg for grid in shapes.sides])
+    maps = [(coin_votes, COIN_MM * p * 0.4, 1.0)] + [(votes, TILE_MM / 2 * p, shapes.noise / 8.0 * 3.0)
+                                                     for votes, _, _ in calls]
+    for votes, radius, floor in maps:
+        candidates = np.flatnonzero(votes >= floor)
+        for r in (1, 4, max(1, int(round(radius)))):
+            expected = _window_maxima(votes, candidates, r)
+            assert len(expected) and np.array_equal(_dilated_maxima(votes, candidates, r), expected)
+    monkeypatch.setattr(segment, "_dilated_maxima", _window_maxima)
+    assert np.array_equal(_ink_marks(shapes.view, p, shapes.noise), marks)
+    if name == "e505":
+        assert calls  # its ink-mark map went through the dilation
