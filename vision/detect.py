@@ -250,6 +250,9 @@ class Detector:
         # the frame's markers looked at so far (1 shown, 0 not, -1 not looked at): see _hiding_shown_markers
         self._marker_shown = np.full(0 if self._markers is None else len(self._markers.ids), -1, np.int8)
         self._grey: np.ndarray | None = None  # the frame's grey image, while it is detected
+        # the frame's tile outline fits so far, by start (see _fit_tiles), and the gradients they were made on
+        self._fitted: dict[tuple[bytes, bytes, float], tuple[_Pose, TileFit]] = {}
+        self._fitted_on: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- geometry --------------------------------------------------------------------------------------------
     def _lift(self, view_px: np.ndarray, heights_mm: np.ndarray | float) -> np.ndarray:
@@ -297,6 +300,7 @@ class Detector:
         if unknown:
             raise VisionError(f"unknown piece kind {sorted(unknown)[0]!r}: use {', '.join(ALL_KINDS)}")
         self._half = None  # a camera may reuse one buffer for every frame: nothing of a frame outlives detect
+        self._fitted, self._fitted_on = {}, None
         self._marker_shown[:] = -1
         shapes = self.shapes(image)
         self._grey = shapes.grey
@@ -383,7 +387,25 @@ class Detector:
     def _fit_tiles(self, gradients: tuple[np.ndarray, np.ndarray], centres: np.ndarray,
                    angles: np.ndarray, reach_mm: float = _FIT_REACH_MM) -> list[tuple[_Pose, TileFit]]:
         """Each candidate's outline fitted in the raw frame (within ``reach_mm`` of it): its corrected pose and
-        the fit."""
+        the fit. A fit depends on its own start alone (start, turn, reach: bit for bit, whatever else is fitted
+        with it), so each is made once a frame: the second looks around a lattice place fit from the same
+        starts (:meth:`_refit_around`, :meth:`_refit_around_corner`)."""
+        centres = np.asarray(centres, float).reshape(-1, 2)
+        angles = np.asarray(angles, float).reshape(-1)
+        if self._fitted_on is not gradients:
+            self._fitted_on, self._fitted = gradients, {}
+        keys = [(centre.tobytes(), angle.tobytes(), float(reach_mm))
+                for centre, angle in zip(centres, angles, strict=True)]
+        todo = [i for i, key in enumerate(keys) if key not in self._fitted]
+        if todo:
+            made = self._fit_tiles_now(gradients, centres[todo], angles[todo], reach_mm)
+            for i, item in zip(todo, made, strict=True):
+                self._fitted.setdefault(keys[i], item)
+        return [self._fitted[key] for key in keys]
+
+    def _fit_tiles_now(self, gradients: tuple[np.ndarray, np.ndarray], centres: np.ndarray,
+                       angles: np.ndarray, reach_mm: float) -> list[tuple[_Pose, TileFit]]:
+        """:meth:`_fit_tiles` without its memory of the frame's fits."""
         height = self.profile.tile_thickness_mm
         homographies = piece_homographies(self.calibration, centres, angles, height, _TILE_FIT_MM + 2.0 * (
             reach_mm - _FIT_REACH_MM))
@@ -680,6 +702,19 @@ class Detector:
         sure_again = sorted((f for f in again if f.reading.status == "ok"), key=lambda f: -f.reading.score)
         return [sure_again[i] for i in _apart([f.pose.centre for f in sure_again], 0.6 * TILE_MM)]
 
+    def _fits_around(self, places: list[_Pose], shapes: Shapes) -> list[tuple[_Pose, TileFit]]:
+        """The outlines fitted from four starts ``_AROUND_MM`` off each place along its axes (right, left, down,
+        up), place after place."""
+        if not places:
+            return []
+        starts, angles = [], []
+        for place in places:
+            right, down = piece_axes(place.angle_deg)
+            for step in (right, -right, down, -down):
+                starts.append(place.centre + _AROUND_MM * step)
+                angles.append(place.angle_deg)
+        return self._fit_tiles(shapes.gradients, np.array(starts).reshape(-1, 2), np.array(angles))
+
     def _refit_around(self, image: np.ndarray, shapes: Shapes,
                       places: list[tuple[_Pose, tuple[float, float, float, float]]], findings: list[_TileFinding]
                       ) -> list[_TileFinding]:
@@ -690,24 +725,15 @@ class Detector:
         3 mm), each outline found there showing all four sides half or more read too. The grid's pitch can put a
         place 5 mm off a tile when the gaps are uneven (Easy Slider default board 501: the arms ace beside the
         sheet's marker, 5.4 mm below the place, whose fit kept to the place)."""
-        read = [f.pose.centre for f in findings if f.reading.status != "none"]
-
-        def free(pose: _Pose) -> bool:
-            return all(np.hypot(*(pose.centre - c)) >= 0.6 * TILE_MM for c in read)
-
-        places = [(pose, support) for pose, support in places if free(pose)]
+        read = _read_centres(findings)
+        places = [item for item, ok in zip(places, _far_from([p.centre for p, _ in places], read, 0.6 * TILE_MM),
+                                           strict=True) if ok]
         if not places:
             return []
-        starts, angles = [], []
-        for place, support in places:
-            if min(support) < 0.5:
-                right, down = piece_axes(place.angle_deg)
-                for step in (right, -right, down, -down):
-                    starts.append(place.centre + _AROUND_MM * step)
-                    angles.append(place.angle_deg)
-        refits = self._fit_tiles(shapes.gradients, np.array(starts).reshape(-1, 2), np.array(angles)) if starts else []
-        found = [(pose, fit.support) for pose, fit in refits if min(fit.support) >= 0.5 and free(pose)
-                 and not self._open_off_sheet(pose, fit.support)]
+        refits = self._fits_around([place for place, support in places if min(support) < 0.5], shapes)
+        free = _far_from([pose.centre for pose, _ in refits], read, 0.6 * TILE_MM)
+        found = [(pose, fit.support) for (pose, fit), ok in zip(refits, free, strict=True)
+                 if min(fit.support) >= 0.5 and ok and not self._open_off_sheet(pose, fit.support)]
         found.sort(key=lambda item: -sum(item[1]))
         found = places + found
         found = [found[i] for i in _apart([pose.centre for pose, _ in found], 0.6 * TILE_MM, first=len(places))]
@@ -730,23 +756,18 @@ class Detector:
         its sides faintly (Easy Slider board 567, default and hand-made: the moons null 8 mm off the lattice's
         place, refitted 2 mm off it with support (0.29, 1.0, 0.57, 0.14), reads surely there; the place itself
         reads nothing). :meth:`_refit_around` keeps complete outlines only, as it also keeps unclear faces."""
-        read = [f.pose.centre for f in findings if f.reading.status != "none"]
-
-        def free(pose: _Pose) -> bool:
-            return all(np.hypot(*(pose.centre - c)) >= 0.6 * TILE_MM for c in read)
-
-        starts, angles = [], []
-        for place, support in places:
-            if min(support) < 0.5 and free(place):
-                right, down = piece_axes(place.angle_deg)
-                for step in (right, -right, down, -down):
-                    starts.append(place.centre + _AROUND_MM * step)
-                    angles.append(place.angle_deg)
-        if not starts:
+        read = _read_centres(findings)
+        places = [place for place, support in places if min(support) < 0.5]
+        places = [place for place, ok in zip(places, _far_from([p.centre for p in places], read, 0.6 * TILE_MM),
+                                             strict=True) if ok]
+        if not places:
             return []
-        refits = self._fit_tiles(shapes.gradients, np.array(starts).reshape(-1, 2), np.array(angles))
-        found = [(pose, fit.support) for pose, fit in refits if _outline_usable(fit.support)
-                 and min(fit.support) < 0.5 and free(pose) and not self._open_off_sheet(pose, fit.support)]
+        # (the fits of _refit_around's starts, made there already: see _fit_tiles)
+        refits = self._fits_around(places, shapes)
+        free = _far_from([pose.centre for pose, _ in refits], read, 0.6 * TILE_MM)
+        found = [(pose, fit.support) for (pose, fit), ok in zip(refits, free, strict=True)
+                 if _outline_usable(fit.support) and min(fit.support) < 0.5 and ok
+                 and not self._open_off_sheet(pose, fit.support)]
         if not found:
             return []
         # each read (the fullest outline of a place can be the wrong one: 567's fit 7 mm off the other way showed
@@ -1681,6 +1702,21 @@ def _between(point: np.ndarray, outlines: np.ndarray) -> bool:
         return False
     unit = half / np.hypot(half[:, 0], half[:, 1])[:, None]
     return bool(np.min(unit @ unit.T) < -0.9)  # two of them facing each other across the point
+
+
+def _read_centres(findings: list[_TileFinding]) -> np.ndarray:
+    """(n, 2) centres (table mm) of the findings read as something (a tile, surely or not)."""
+    return np.array([f.pose.centre for f in findings if f.reading.status != "none"], np.float64).reshape(-1, 2)
+
+
+def _far_from(points: list[np.ndarray], others: np.ndarray, distance: float) -> np.ndarray:
+    """Whether each point lies ``distance`` (mm) or farther from every one of ``others`` ((m, 2) mm): the same
+    ``np.hypot`` of the same differences as one point and one other at a time."""
+    xy = np.asarray(points, np.float64).reshape(-1, 2)
+    if not len(others):
+        return np.ones(len(xy), bool)
+    offsets = xy[:, None, :] - np.asarray(others, np.float64)[None]
+    return np.all(np.hypot(offsets[..., 0], offsets[..., 1]) >= distance, axis=1)
 
 
 def _lopsided(support: tuple[float, float, float, float]) -> bool:
