@@ -590,13 +590,23 @@ class Detector:
             unread_places += [(poses[k], refits[k][1].support) for k, f in zip(kept, read, strict=True)
                               if f.reading.status == "none" and _outline_usable(refits[k][1].support)
                               and np.hypot(*(poses[k].centre - proposals[k, :2])) <= _REFIT_DRIFT_MM]
-        findings += self._turn_lattice_to_grid(image, shapes, lattice, findings)
-        findings += self._read_drifted(image, drifted, findings)
-        second = self._refit_around(image, shapes, unread_places, findings)
-        second += self._refit_around_corner(image, shapes, unread_places, findings + second)
-        findings += second
+        # a set holds one tile of each face: where every face is read surely once already, no other tile of the
+        # set lies on the table, and the looks for more tiles are not made (any tile they found would read as a
+        # face read already, and one of the two would be doubted: see _doubt_faces_read_twice). On a full Easy
+        # Slider board they search lattice places beside it, most off the sheet beside its edge (default boards
+        # 500-511: 9 read every face first, and their looks read 29 places, none as a tile). A frame holding two
+        # sets reads some face twice, or finds the second set's tiles only there, where they would be doubted
+        complete = self._every_face_read(_best_tiles(findings))
+        second: list[_TileFinding] = []
+        if not complete:
+            findings += self._turn_lattice_to_grid(image, shapes, lattice, findings)
+            findings += self._read_drifted(image, drifted, findings)
+            second = self._refit_around(image, shapes, unread_places, findings)
+            second += self._refit_around_corner(image, shapes, unread_places, findings + second)
+            findings += second
         best = _best_tiles(findings)
-        best = self._refit_lopsided(image, shapes, best, findings)
+        if not complete:
+            best = self._refit_lopsided(image, shapes, best, findings)
         best = self._turn_unsure(image, shapes, best)
         best = self._snap_half_off(image, best)
         best = self._mark_look(image, best)
@@ -610,6 +620,14 @@ class Detector:
         kept = _apart([f.pose.centre for f in [*best, *outlines]], 0.8 * TILE_MM, first=len(best))
         unread = [outlines[i - len(best)] for i in kept if i >= len(best)]
         return pieces, unread
+
+    def _every_face_read(self, tiles: list[_TileFinding]) -> bool:
+        """Whether ``tiles`` (none overlapping another) hold a sure reading of every tile face the profile knows,
+        each exactly once (a face read twice: one of them is wrong, or the frame holds more than one set)."""
+        faces = {(suit, rank) for side, suit, rank in self.tile_reader.labels if side == "face"}
+        read = [(f.reading.suit, f.reading.rank) for f in tiles
+                if f.reading.status == "ok" and f.reading.side == "face"]
+        return bool(faces) and len(read) == len(faces) and set(read) == faces
 
     def _read_passed_over(self, image: np.ndarray, usable: list, picked: set[int], findings: list[_TileFinding]
                           ) -> list[_TileFinding]:

@@ -75,9 +75,11 @@ def test_places_on_shown_markers_are_not_read_and_change_nothing():
     """Frame 900: the candidates on the bare markers (the markers' outlines pass for tiles' to the matched
     filter) and its two forced searches (a lattice place on the bottom-right marker, a lopsided outline around
     the top-right one) read nothing there: none of them is read now, and every piece found is the same as with
-    every place read."""
+    every place read. (Frame 900 reads every face of the set before those looks, which are then not made at all:
+    see test_second_looks; here they are made, as on a board missing a tile.)"""
     frame, calibration = _frame_900()
     detector = Detector(calibration)
+    detector._every_face_read = lambda tiles: False
     read: list[tuple[str, list]] = []
     read_all = detector._read_poses_all
 
