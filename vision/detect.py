@@ -340,6 +340,7 @@ class Detector:
             _tick(timings, "figures", start)
         sure = [p for p in pieces if not p.uncertain]
         unsure = [p for p in pieces if p.uncertain]
+        self._fitted, self._fitted_on = {}, None  # (the frame's gradients are not kept until the next frame)
         return Detection(sure, unsure, (image.shape[1], image.shape[0]), timings)
 
     def colour_view(self, image: np.ndarray) -> Rectified:
