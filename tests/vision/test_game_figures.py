@@ -24,7 +24,10 @@ from vision.detect import detect_pieces
 
 
 def _read(name: str, edition: str, seed: int):
-    case = state_case(name, edition, seed)
+    # Trampo-Land's frames as first measured (kids drawn from all coins): these tests were written on them; the
+    # frames laid from one set are bench_states' and test_rendered_states' (a pawn on a trampoline of its own suit
+    # is doubted there as a print on a coin: trampo-15's note)
+    case = state_case(name, edition, seed, real_set=False)
     image = case.frame.image
     detection = detect_pieces(image, calibrate_from_sheet(image), taught_profile(edition), kinds=GAME_KINDS[name])
     truth = [t for t in case.frame.truth if t["kind"] in ("pawn", "die") and not t.get("hidden")]
