@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import permutations
 
 import cv2
 import numpy as np
@@ -31,7 +32,7 @@ from calibration.profile import COIN_ANGLES, COIN_CROP_MM, COIN_RINGS
 
 __all__ = ["INK_BLUR_MM", "ACHROMATIC_MAX", "MARK_COLOUR_PX_PER_MM", "ink_chroma", "achromatic_suits",
            "template_chroma", "frame_px_per_mm", "RimInk", "rim_ink", "suit_hues", "rim_suit",
-           "rim_contradicts", "rim_colour", "frame_rim_suits"]
+           "rim_contradicts", "rim_colour", "rim_face_level", "frame_rim_suits"]
 
 INK_BLUR_MM = 1.0  # the crop is blurred this much first: more than a 4:2:0 JPEG's colour planes at 1 px/mm
 # Ink whose colour over darkness (linear ratios, see ink_chroma) is at most this is black; more, coloured. Measured
@@ -317,8 +318,25 @@ def _nearest_suit(colour: np.ndarray, references: list[tuple[np.ndarray, object]
     return best
 
 
+def rim_face_level(crop: np.ndarray) -> float:
+    """The brightest channel (0-255) of a coin crop's face between the print and the rim (``FRAME_FACE_MM``, the
+    median): above about 205 the camera's tone curve shrinks that channel's contrast (see RIM_FACE_MOST)."""
+    x = np.asarray(crop, np.float64).reshape(crop.shape[0], crop.shape[1], -1)
+    r = _radius_mm(x.shape[0])
+    return float(np.median(x[(r >= FRAME_FACE_MM[0]) & (r < FRAME_FACE_MM[1])], axis=0).max())
+
+
+def _references_agree(references: list[tuple[np.ndarray, object]], suits: frozenset) -> bool:
+    """Whether every reference, left out in turn, is read in its own suit or not at all by the others."""
+    for k, (colour, suit) in enumerate(references):
+        read = _nearest_suit(colour, references[:k] + references[k + 1 :], suits)
+        if read is not None and read != suit:
+            return False
+    return True
+
+
 def frame_rim_suits(nulls: list[np.ndarray], references: list[tuple[np.ndarray, object]], suits: frozenset,
-                    held: frozenset = frozenset()) -> list:
+                    held: frozenset = frozenset(), faces: list[float] | None = None) -> list:
     """The suit of each blank null (``nulls``: :func:`rim_colour` of each) read from the rims of the coins read
     surely in the same frame (``references``: (rim_colour, suit)), among ``suits``, or None where unsure. Nothing is
     read unless every reference, left out in turn, is read in its own suit or not at all by the others (the frame's
@@ -329,23 +347,75 @@ def frame_rim_suits(nulls: list[np.ndarray], references: list[tuple[np.ndarray, 
     here, are left out of the choice for the nulls still unnamed, in rounds until no more is named. A null is still
     named only where it is clearly nearest to a suit left and within that suit's spreads (see _nearest_suit):
     measured on bench_detect's default frames at offsets 0-60 (/tmp/nulls14/t4.py), 15 -> 19 nulls right, 0 wrong,
-    and 0 wrong still with 2.0 spreads within or 1.5 apart."""
+    and 0 wrong still with 2.0 spreads within or 1.5 apart.
+
+    Last, where as many nulls are left unnamed as suits are left, those nulls ARE those suits' (see
+    :func:`_named_by_elimination`; ``faces``: :func:`rim_face_level` of each null)."""
     suits = frozenset(suits)
     if not nulls or len(suits) < 2:
         return [None] * len(nulls)
-    for k, (colour, suit) in enumerate(references):
-        read = _nearest_suit(colour, references[:k] + references[k + 1 :], suits)
-        if read is not None and read != suit:
-            return [None] * len(nulls)
+    agree = _references_agree(references, suits)
     named: list = [None] * len(nulls)
     taken = set(held)
-    while True:
+    while agree:
         left = suits - taken
         read = [_nearest_suit(colour, references, suits, left) if named[i] is None else None
                 for i, colour in enumerate(nulls)]
         new = [(i, s) for i, s in enumerate(read) if s is not None and read.count(s) == 1]
         if not new:
-            return named
+            break
         for i, suit in new:
             named[i] = suit
             taken.add(suit)
+    return _named_by_elimination(nulls, named, references, suits, frozenset(taken), faces if agree else None)
+
+
+# Where k nulls of a frame are still unnamed and exactly k suits are left (the frame's other nulls read in the other
+# suits), the k nulls are those k suits' nulls: a set has one null of each. One left is the last suit's, without its
+# colour. Two or more: only which null is which is open, and their rims are compared with each other through the
+# references (each assignment's summed squared distances to its suits' centres, in spreads), which cancels what
+# all blank nulls share and references do not (no numeral's ink beside the rim; the wooden edge weighs more): the
+# best assignment is taken when every other is FRAME_ORDER_MARGIN worse and no null's face is in the camera's
+# highlight shoulder (FRAME_ORDER_FACE_MOST: in the brightest frames two coloured suits' rims look alike).
+# Measured (/tmp/nulls15/verify3.py) on bench_detect's default coin-grid and tile-backs frames, every sure coin
+# cropped as the detector does: real nulls at offsets 0-60 20 -> 23 read right (the order's margin 36-49), at
+# 80-120 7 -> 8 (one left), none wrong. Suited coins of distinct suits left out together and read as nulls with the
+# other suits held (4,700 groups at 0-60, 3,000 at 80-120): with a margin of 16 two pairs at 80-120 (1083, 1102,
+# suit sides) were swapped, with 25 or 36 none; what is still wrong follows a wrong reading of the rule above (a
+# crowns coin read as moons at 1100 leaves its moons partner the crowns), as before. Faces up to 235: 2-10 wrong.
+FRAME_ORDER_MARGIN = 25.0  # squared spreads: the best assignment 5 spreads clear of every other
+FRAME_ORDER_FACE_MOST = 230.0  # a null's face channel brighter than this: its colour is not compared
+
+
+def _named_by_elimination(nulls: list[np.ndarray], named: list, references: list[tuple[np.ndarray, object]],
+                          suits: frozenset, taken: frozenset, faces: list[float] | None) -> list:
+    """``named`` completed where the nulls left unnamed are as many as the suits left (see above); ``faces``: each
+    null's :func:`rim_face_level`, or None where the frame's rims do not tell the suits apart (only one null left
+    is then named)."""
+    todo = [i for i, suit in enumerate(named) if suit is None]
+    left = sorted(suits - taken, key=str)
+    if not todo or len(todo) != len(left):
+        return named
+    out = list(named)
+    if len(todo) == 1:
+        out[todo[0]] = left[0]
+        return out
+    if faces is None or any(faces[i] > FRAME_ORDER_FACE_MOST for i in todo):
+        return out
+    centres = {}
+    for suit in suits:
+        of_suit = np.array([c for c, s in references if s == suit]).reshape(-1, 2)
+        if len(of_suit) < FRAME_RIM_REFERENCES:
+            return out
+        centre = np.median(of_suit, axis=0)
+        spread = max(float(np.sqrt(((of_suit - centre) ** 2).sum(axis=1).mean())), FRAME_RIM_LEAST_SPREAD)
+        centres[suit] = (centre, spread)
+    cost = np.array([[float(((nulls[i] - centres[s][0]) ** 2).sum()) / centres[s][1] ** 2 for s in left]
+                     for i in todo])
+    options = sorted((float(sum(cost[a, p[a]] for a in range(len(todo)))), p)
+                     for p in permutations(range(len(left))))
+    if options[1][0] - options[0][0] < FRAME_ORDER_MARGIN:
+        return out
+    for a, i in enumerate(todo):
+        out[i] = left[options[0][1][a]]
+    return out

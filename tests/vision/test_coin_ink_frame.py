@@ -132,3 +132,33 @@ def test_a_suit_whose_null_is_known_is_not_given_again_and_frees_the_others():
     halfway = np.array([0.03, -0.5])
     assert frame_rim_suits([halfway], refs, SUITS) == [None]
     assert frame_rim_suits([np.array([-0.01, -0.5]), halfway], refs, SUITS) == ["suns", "arms"]
+
+
+def test_nulls_left_as_many_as_suits_left_are_those_suits():
+    """A set has one null of each suit: where k nulls are unnamed and k suits are left, those nulls are those suits'.
+    One left is the last suit's whatever its rim shows; two or more are told apart by comparing their rims through
+    the references (every other assignment 5 spreads worse), not where a null's face is in the highlight shoulder."""
+    centres = {"suns": (0.0, -0.5), "arms": (0.04, -0.5), "moons": (0.0, 0.0), "crowns": (-0.4, 0.2)}
+    refs = [(c, s) for s, at in centres.items() for c in _square(at)]
+    nowhere = np.array([1.0, 1.0])  # within no suit's spreads
+    assert frame_rim_suits([nowhere], refs, SUITS, frozenset({"moons", "crowns"})) == [None]
+    assert frame_rim_suits([nowhere], refs, SUITS, frozenset({"moons", "crowns", "arms"})) == ["suns"]
+    # each alone too far from the suns' and arms' rims (0.15 and 0.19 off, spreads 0.03), but the pair's other
+    # order is 30 squared spreads worse; 0.1 and 0.14 off, 21 worse: not clear enough
+    beyond_suns, beyond_arms = np.array([-0.15, -0.5]), np.array([0.19, -0.5])
+    two_held = frozenset({"moons", "crowns"})
+    assert frame_rim_suits([beyond_suns, beyond_arms], refs, SUITS) == [None, None]
+    assert frame_rim_suits([beyond_arms, beyond_suns], refs, SUITS, two_held, [200.0, 200.0]) == ["arms", "suns"]
+    assert frame_rim_suits([beyond_arms, beyond_suns], refs, SUITS, two_held, [200.0, 240.0]) == [None, None]
+    assert frame_rim_suits([beyond_arms, beyond_suns], refs, SUITS, two_held) == [None, None]  # faces not known
+    nearer = [np.array([-0.1, -0.5]), np.array([0.14, -0.5])]
+    assert frame_rim_suits(nearer, refs, SUITS, two_held, [200.0, 200.0]) == [None, None]
+
+
+def test_the_last_nulls_of_a_frame_are_told_apart_by_their_rims():
+    """bench_detect's default coin grid 1064 (faces about 225-230): the suns null is read, the arms, crowns and
+    moons nulls' rims lie near their own suits' but not within or apart by the margins one null needs. Three nulls,
+    three suits left: compared with each other through the references, each is its own suit's."""
+    nulls_read = _default_grid_nulls(1064)
+    assert len(nulls_read) == 4
+    assert dict(nulls_read) == {suit: suit for suit in SUITS}
