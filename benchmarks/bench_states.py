@@ -1,7 +1,8 @@
 """Done-check verdicts and Martian Shuffleboard scores from rendered photos, against the truth.
 
     .venv/bin/python benchmarks/bench_states.py [--boards 40] [--editions default,classic] [--shuffleboard 12]
-                                               [--states 3] [--json out.json]
+                                               [--states 3] [--games roll-out-the-barrels,whack-a-dummy]
+                                               [--json out.json]
 
 Easy Slider: ``--boards`` frames per edition, cycling through the Done-check cases of tests/test_reading.py
 (``solved``, ``swap`` two tiles, ``hole`` in rows 1-4, ``null-up`` a null tile above the bottom row, ``hand``
@@ -96,7 +97,9 @@ def bench_done_checks(boards: int, editions: list[str], first_board: int = 1000)
     return rows
 
 
-def bench_states(positions: int, editions: list[str], first_seed: int = 100) -> dict:
+def bench_states(positions: int, editions: list[str], first_seed: int = 100, games: list[str] | None = None) -> dict:
+    """States per game/room and edition (see the module docstring); ``games``: only these (names of
+    ``state_scenes.STATE_GAMES``), all when None."""
     import state_scenes as ss
 
     from tableside.frame_input import GAME_KINDS
@@ -111,6 +114,8 @@ def bench_states(positions: int, editions: list[str], first_seed: int = 100) -> 
             continue
         for name in ss.STATE_GAMES:
             if name == "martian-shuffleboard":  # scored below (pyramids do not depend on the edition)
+                continue
+            if games is not None and name not in games:
                 continue
             row = rows.setdefault(edition, {}).setdefault(name, {"exact": 0, "abstained": 0, "wrong": 0,
                                                                   "times": [], "reasons": [], "wrong_cases": []})
@@ -205,11 +210,18 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=100,
                         help="seed of the first position (then every 7th): 100 for the positions looked at while "
                              "building, 128 for the held-out ones (128, 135, ...)")
+    parser.add_argument("--games", help="only these games/rooms' states, comma-separated (e.g. "
+                        "roll-out-the-barrels,whack-a-dummy: to look again at a few abstentions)")
     parser.add_argument("--json", metavar="OUT")
     args = parser.parse_args()
     editions = [e for e in args.editions.split(",") if e]
+    games = [g for g in args.games.split(",") if g] if args.games else None
+    known = __import__("state_scenes").STATE_GAMES
+    if games is not None and (unknown := [g for g in games if g not in known or g == "martian-shuffleboard"]):
+        parser.error(f"--games: not a state game or room: {', '.join(unknown)} (one of "
+                     f"{', '.join(n for n in known if n != 'martian-shuffleboard')}; --shuffleboard scores pyramids)")
     report = {"done_checks": bench_done_checks(args.boards, editions, args.first_board) if args.boards else {},
-              "states": bench_states(args.states, editions, args.first_seed) if args.states else {},
+              "states": bench_states(args.states, editions, args.first_seed, games) if args.states else {},
               "shuffleboard": bench_shuffleboard(args.shuffleboard) if args.shuffleboard else None}
     if report["done_checks"]:
         print("## Easy Slider Done checks (1640x1232 renders, sheet calibration, taught profile)\n")
@@ -236,7 +248,7 @@ def main() -> None:
                 print(f"  error {edition}: {error[:160]}")
     if report["states"]:
         print("\n## States read from photos: exact / abstained / WRONG (s/frame)\n")
-        names = [n for n in __import__("state_scenes").STATE_GAMES if n != "martian-shuffleboard"]
+        names = [n for n in known if n != "martian-shuffleboard" and (games is None or n in games)]
         print("| edition | " + " | ".join(names) + " |")
         print("|---|" + "---|" * len(names))
         for edition, by_name in report["states"].items():
