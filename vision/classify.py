@@ -169,6 +169,31 @@ def _could_be(per_label: np.ndarray, labels: list[tuple[str, Suit | None, int | 
     return tuple(out)
 
 
+_ONE_SIDE_MOST = 8  # an unclear coin whose close labels all lie on one side names them, at most this many
+
+
+def _one_side_could_be(per_label: np.ndarray, labels: list[tuple[str, Suit | None, int | None]], best: int,
+                       need: np.ndarray) -> tuple[tuple[Suit | None, int | None, str | None], ...]:
+    """When :func:`_could_be` narrows to nothing: every label within twice ``need`` of the best, when they all lie
+    on the best's side (two to ``_ONE_SIDE_MOST``) and every label of the other side trails by twice its ``need``
+    (``_SIDE_MARGIN`` at least); else (). The side is then known though the face is not: a game that needs only
+    the side (Whack-a-Dummy with ``--grid``) settles it from these (bench_states' hand-made Whack-a-Dummy 100: a
+    clear hand-made 4 that its A fits too, 0.754 / 0.713, and its 5 0.555 within twice the margin: not narrowed)."""
+    score = float(per_label[best])
+    close = per_label >= score - 2.0 * need
+    close[best] = True
+    side = labels[best][0]
+    count = int(close.sum())
+    if not 2 <= count <= _ONE_SIDE_MOST or any(labels[int(k)][0] != side for k in np.nonzero(close)[0]):
+        # one label alone is no narrowing but a reading below its trusted score: never named as settled
+        return ()
+    other = np.array([lab[0] != side for lab in labels])
+    if np.any(per_label[other] > score - 2.0 * need[other]):
+        return ()
+    order = np.argsort(-per_label)
+    return tuple((labels[int(k)][1], labels[int(k)][2], labels[int(k)][0]) for k in order[:count])
+
+
 def _confidence(score: float, margin: float, model_score: float, model_margin: float) -> float:
     """0..1: 0.5 exactly at the thresholds, 1 at twice the margin (and a score at threshold or above)."""
     if score < model_score or margin < model_margin:
@@ -1380,7 +1405,8 @@ class CoinReader:
         if score >= min_score:
             # the labels within the margin that made it unclear: the other side's within _SIDE_MARGIN
             need = np.array([min_margin if lab[0] == side else max(min_margin, _SIDE_MARGIN) for lab in self.labels])
-            could_be = _could_be(per_label, self.labels, best, need) or self._twins_could_be(per_label)
+            could_be = (_could_be(per_label, self.labels, best, need) or self._twins_could_be(per_label)
+                        or _one_side_could_be(per_label, self.labels, best, need))
             return Reading("unclear", side, None, None, angle, score, margin, confidence, "face unclear",
                            could_be=could_be)
         if score < 0.3:

@@ -41,7 +41,9 @@ class DetectedPiece:
 
     ``could_be`` (uncertain pieces only): the readings ``(suit, rank, side)`` the picture fits about equally
     well, when the reader narrowed it to a few (two or more) labels: each within the margin a sure reading needs
-    of the best, and every other label of the set clearly below (a further margin as large). Empty when the
+    of the best, and every other label of the set clearly below (a further margin as large); or, a coin not so
+    narrowed, the labels within twice that margin when they all lie on one side (the other side far behind: the
+    side is known, not the face; at most eight, see ``vision.classify._one_side_could_be``). Empty when the
     reader cannot narrow it: a hand or a die over it, glare, too blurred to read at all, no face matched well.
     Fields are as for a sure reading (a back: suit and rank None; a suit side: rank None). Measured by
     ``benchmarks/bench_detect.py`` (column "truth in could_be"): the truth is among them; a reader of a game may
