@@ -291,11 +291,9 @@ def rim_colour(crop: np.ndarray) -> np.ndarray:
     return (darkness[:, None] * chroma).sum(axis=0) / max(float((darkness * darkness).sum()), 1e-12)
 
 
-def _nearest_suit(colour: np.ndarray, references: list[tuple[np.ndarray, object]], suits: frozenset,
-                  among: frozenset | None = None):
-    """The suit among ``among`` (default: all ``suits``) whose references' rim colours ``colour`` is clearly nearest
-    to (see the constants above), or None: a suit of ``suits`` with fewer than FRAME_RIM_REFERENCES references, or no
-    clear nearest."""
+def _suit_centres(references: list[tuple[np.ndarray, object]], suits: frozenset) -> dict | None:
+    """Each suit's references' rim colours: their median and spread (at least FRAME_RIM_LEAST_SPREAD), or None where
+    a suit has fewer than FRAME_RIM_REFERENCES references."""
     centres = {}
     for suit in suits:
         of_suit = np.array([c for c, s in references if s == suit]).reshape(-1, 2)
@@ -304,6 +302,17 @@ def _nearest_suit(colour: np.ndarray, references: list[tuple[np.ndarray, object]
         centre = np.median(of_suit, axis=0)
         spread = float(np.sqrt(((of_suit - centre) ** 2).sum(axis=1).mean()))
         centres[suit] = (centre, max(spread, FRAME_RIM_LEAST_SPREAD))
+    return centres
+
+
+def _nearest_suit(colour: np.ndarray, references: list[tuple[np.ndarray, object]], suits: frozenset,
+                  among: frozenset | None = None):
+    """The suit among ``among`` (default: all ``suits``) whose references' rim colours ``colour`` is clearly nearest
+    to (see the constants above), or None: a suit of ``suits`` with fewer than FRAME_RIM_REFERENCES references, or no
+    clear nearest."""
+    centres = _suit_centres(references, suits)
+    if centres is None:
+        return None
     if among is not None:
         centres = {suit: centres[suit] for suit in suits if suit in among}
     if not centres:
@@ -402,14 +411,9 @@ def _named_by_elimination(nulls: list[np.ndarray], named: list, references: list
         return out
     if faces is None or any(faces[i] > FRAME_ORDER_FACE_MOST for i in todo):
         return out
-    centres = {}
-    for suit in suits:
-        of_suit = np.array([c for c, s in references if s == suit]).reshape(-1, 2)
-        if len(of_suit) < FRAME_RIM_REFERENCES:
-            return out
-        centre = np.median(of_suit, axis=0)
-        spread = max(float(np.sqrt(((of_suit - centre) ** 2).sum(axis=1).mean())), FRAME_RIM_LEAST_SPREAD)
-        centres[suit] = (centre, spread)
+    centres = _suit_centres(references, suits)
+    if centres is None:
+        return out
     cost = np.array([[float(((nulls[i] - centres[s][0]) ** 2).sum()) / centres[s][1] ** 2 for s in left]
                      for i in todo])
     options = sorted((float(sum(cost[a, p[a]] for a in range(len(todo)))), p)

@@ -25,9 +25,11 @@ from calibration.profile import (
 _HI = 16.0  # px/mm of the rendered texture
 
 
-def _crop(edition: str, suit: str, side: str, turn_deg: float, blur_mm: float, rng) -> np.ndarray:
+def _crop(edition: str, suit: str, side: str, turn_deg: float, blur_mm: float, rng, rank: int = 1) -> np.ndarray:
+    """A coin crop (the ace's value side or the suit side; ``rank`` 0: the null): the renderer's texture turned,
+    blurred, lit from one side and sampled at the coin crop's 2 px/mm with noise."""
     ed = EDITIONS[edition]
-    tex = coin_texture(ed, suit, 1, side, _HI).astype(np.float32)
+    tex = coin_texture(ed, suit, rank, side, _HI).astype(np.float32)
     size = int(round(COIN_CROP_MM * _HI))
     table = np.empty((size, size, 3), np.float32)
     table[:] = (90, 110, 120)
@@ -396,26 +398,6 @@ def test_a_frames_suns_are_read_against_each_other_by_their_ink(monkeypatch):
     assert len(read[True]) > len(read[False]), read
 
 
-def _null_crop(edition: str, suit: str, turn_deg: float, blur_mm: float, rng) -> np.ndarray:
-    """A coin crop of ``suit``'s null (value side 0) as _crop makes the twins': the renderer's texture turned,
-    blurred, lit from one side and sampled at the coin crop's 2 px/mm with noise."""
-    ed = EDITIONS[edition]
-    tex = coin_texture(ed, suit, 0, "value", _HI).astype(np.float32)
-    size = int(round(COIN_CROP_MM * _HI))
-    table = np.empty((size, size, 3), np.float32)
-    table[:] = (90, 110, 120)
-    off = (size - tex.shape[0]) // 2
-    alpha = tex[..., 3:] / 255.0
-    region = table[off : off + tex.shape[0], off : off + tex.shape[1]]
-    region[:] = alpha * tex[..., :3] + (1 - alpha) * region
-    turn = cv2.getRotationMatrix2D(((size - 1) / 2, (size - 1) / 2), turn_deg, 1.0)
-    table = cv2.GaussianBlur(cv2.warpAffine(table, turn, (size, size), borderMode=cv2.BORDER_REPLICATE), (0, 0),
-                             blur_mm * _HI)
-    ramp = 0.8 + 0.3 * np.linspace(0, 1, size)[None, :, None]
-    small = cv2.resize(table * ramp, (COIN_CROP_PX, COIN_CROP_PX), interpolation=cv2.INTER_AREA)
-    return np.clip(small + rng.normal(0, 2.0, small.shape), 0, 255).astype(np.uint8)
-
-
 def test_a_null_dot_is_told_from_its_suits_symbol_by_the_symbols_fit():
     """Bold's null is a dot at the coin's middle; a sun blurred loses its thin rays and passes for it (the polar
     features name "value suns 0" after the twins). The suit's taught symbol fits the twins (ace and suit side, turned
@@ -433,7 +415,7 @@ def test_a_null_dot_is_told_from_its_suits_symbol_by_the_symbols_fit():
             for side in ("value", "suit"):
                 assert sizes.not_a_dot(_crop("bold", "suns", side, turn, blur, rng), Suit("suns")), (side, turn, blur)
             for suit in ("suns", "moons", "crowns", "arms"):
-                null = _null_crop("bold", suit, turn, blur, rng)
+                null = _crop("bold", suit, "value", turn, blur, rng, rank=0)
                 assert not sizes.not_a_dot(null, Suit(suit)), (suit, turn, blur)
                 assert not sizes.not_a_dot(null, Suit("suns")), (suit, turn, blur)
 
