@@ -430,3 +430,29 @@ def slide_jam_frame(seed: int, edition: str = "default") -> Frame:
 
 
 _code_digest()  # now, with the modules as imported (see _code_digest)
+
+
+@lru_cache(maxsize=1)
+def searched_tile_batches() -> list:
+    """(wide crops, margin, args, kwargs) of every tile batch Easy Slider board 505's detect (default set, tiles)
+    reads with a margin: real crops the tile search works on, for the tile reader's speed tests."""
+    from calibration.profile import default_profile
+    from calibration.table_calibration import calibrate_from_sheet
+    from vision import Detector
+    from vision.classify import TileReader
+
+    frame = easy_slider_frame(505)
+    batches = []
+    real_batch = TileReader.read_batch
+
+    def recording(self, big, margin, *args, **kwargs):  # a spy: records each wide batch, reads it unchanged
+        if margin > 0:
+            batches.append((big.copy(), margin, args, kwargs))
+        return real_batch(self, big, margin, *args, **kwargs)
+
+    TileReader.read_batch = recording
+    try:
+        Detector(calibrate_from_sheet(frame.image), default_profile()).detect(frame.image, kinds=("tile",))
+    finally:
+        TileReader.read_batch = real_batch
+    return batches

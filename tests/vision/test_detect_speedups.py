@@ -9,7 +9,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
-from detect_scenes import board_frame, easy_slider_frame, score, taught_profile
+from detect_scenes import board_frame, easy_slider_frame, score, searched_tile_batches, taught_profile
 from tablescene import TilePiece
 
 from calibration.profile import default_profile
@@ -154,24 +154,12 @@ class _LookingFirst(TileReader):
         return super()._judge(vector, per_label, turn, keep, order)
 
 
-def test_searched_crops_skip_the_occlusion_look_and_read_the_same(monkeypatch):
+def test_searched_crops_skip_the_occlusion_look_and_read_the_same():
     """Easy Slider board 505 (default set): its tile batches searched around (wide crops) hold crops that match
     a tile weakly; the first reading of those no longer looks cell by cell for a covered tile (1-2 ms a crop), as
     the search reads them anyway. Every batch reads exactly as before (label, score, window), with fewer looks."""
-    frame = easy_slider_frame(505)
-    calibration = calibrate_from_sheet(frame.image)
     profile = default_profile()
-    batches = []
-    real_batch = TileReader.read_batch
-
-    def recording(self, big, margin, *args, **kwargs):  # a spy: records each wide batch, reads it unchanged
-        if margin > 0:
-            batches.append((big.copy(), margin, args, kwargs))
-        return real_batch(self, big, margin, *args, **kwargs)
-
-    monkeypatch.setattr(TileReader, "read_batch", recording)
-    Detector(calibration, profile).detect(frame.image, kinds=("tile",))
-    monkeypatch.undo()
+    batches = searched_tile_batches()
     assert batches
     looks = {"new": 0, "old": 0}
     readings = {}

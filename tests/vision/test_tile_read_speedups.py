@@ -4,36 +4,12 @@ margin), recorded from a detect."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import cv2
 import numpy as np
-from detect_scenes import easy_slider_frame
+from detect_scenes import searched_tile_batches
 
 from calibration.profile import default_profile
-from calibration.table_calibration import calibrate_from_sheet
-from vision import Detector
 from vision.classify import TileReader
-
-
-@lru_cache(maxsize=1)
-def _searched_batches() -> list:
-    """(wide crops, margin, args, kwargs) of every tile batch board 505's detect reads with a margin."""
-    frame = easy_slider_frame(505)
-    batches = []
-    real_batch = TileReader.read_batch
-
-    def recording(self, big, margin, *args, **kwargs):  # a spy: records each wide batch, reads it unchanged
-        if margin > 0:
-            batches.append((big.copy(), margin, args, kwargs))
-        return real_batch(self, big, margin, *args, **kwargs)
-
-    TileReader.read_batch = recording
-    try:
-        Detector(calibrate_from_sheet(frame.image), default_profile()).detect(frame.image, kinds=("tile",))
-    finally:
-        TileReader.read_batch = real_batch
-    return batches
 
 
 class _OpenCVMatch(TileReader):
@@ -51,7 +27,7 @@ def test_the_template_match_is_opencvs_normalised_correlation_on_real_crops():
     within one float32 rounding of OpenCV's TM_CCORR_NORMED (and of the float64 sums, rounded once), and the best
     window the same."""
     reader = TileReader(default_profile())
-    batches = _searched_batches()
+    batches = searched_tile_batches()
     assert sum(len(big) for big, *_ in batches) >= 5
     n = reader.templates.shape[1] // 3
     side = int(round(np.sqrt(n)))
@@ -82,7 +58,7 @@ def test_the_template_match_is_opencvs_normalised_correlation_on_real_crops():
 def test_searched_batches_read_as_with_opencvs_match():
     """Every wide batch of board 505 reads exactly as with cv2.matchTemplate (label, score, window)."""
     profile = default_profile()
-    batches = _searched_batches()
+    batches = searched_tile_batches()
     new, old = TileReader(profile), _OpenCVMatch(profile)
     for big, margin, args, kwargs in batches:
         assert new.read_batch(big, margin, *args, **kwargs) == old.read_batch(big, margin, *args, **kwargs)
@@ -133,7 +109,7 @@ def test_the_middle_looks_with_each_labels_middle_kept_are_the_plain_ones():
     as the plain computation, and both answers occur."""
     reader = TileReader(default_profile())
     vectors = [reader.raw(big[:, m : m + 40, m : m + 40]).reshape(len(big), -1)
-               for big, m, _, _ in _searched_batches()]
+               for big, m, _, _ in searched_tile_batches()]
     vectors = np.concatenate(vectors)
     keep = np.ones(vectors.shape[1], bool)
     keep[: vectors.shape[1] // 3] = False  # the top third covered
