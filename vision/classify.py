@@ -97,6 +97,7 @@ _SEARCH_FURTHER = 0.35  # tiles: a window pulled by the shared layout must corre
 _RIM_RINGS = 3  # coins: the outer rings of the polar features (from 6.6 mm out: the printed rim)
 _FIRST_LOOK = 0.35  # coins: correlation with the best face, unaligned, for a candidate to be read at all
 SEARCH_MIN_SCORE = 0.25  # a tile crop correlating less with every label is not searched around
+COVER_LOOK_MIN_SCORE = 0.35  # ... nor looked at cell by cell for a covered tile when below this: nothing is there
 _BLANK_SUIT_MARGIN = 0.25  # how clearly a blank coin's rim must match one suit's for the suit to be given
 _BLANK_RIM_MIN = 0.45  # correlation of a blank-looking coin's rim with a blank face's, for it to be one
 _BLANK_RIM_SCORE = 0.3  # correlation of a blank coin's rim with the best blank face's, for its suit
@@ -472,14 +473,17 @@ class TileReader:
 
     def read_batch(self, big: np.ndarray, margin: int, search: np.ndarray | None = None,
                    align: np.ndarray | None = None, features: tuple | None = None,
-                   features_out: list | None = None) -> list[tuple[Reading, tuple[int, int]]]:
+                   features_out: list | None = None, cover_looks: bool = True) -> list[tuple[Reading, tuple[int, int]]]:
         """Read tile crops ``margin`` pixels wider on each side than a tile crop (n, TILE_CROP_PX + 2 margin,
         ...): each at its middle window first, all at once; only those not read clearly there are searched for
         a better window (:meth:`read_aligned`): a fitted outline puts the window within a pixel or two. Where
         ``search`` is set (a clear outline: surely a tile), a crop that matches nothing is searched too (a back's
         printed grid can pull the outline's fit a couple of millimetres off, and a back is unlike itself then).
         ``align``: which crops may be searched at all (default all). ``features``: the middle windows'
-        :meth:`per_label_batch` when already computed; ``features_out``, a list, receives them."""
+        :meth:`per_label_batch` when already computed; ``features_out``, a list, receives them. Without
+        ``cover_looks``, a crop not searched that matches low reads as nothing without the cell-by-cell look for a
+        covered tile ("hidden"): only a reading of "none" can differ from the one with the look (for a caller that
+        reads some crops again anyway, and judges the rest again with the look: see vision.detect)."""
         if len(big) == 0:
             return []
         n, m = TILE_CROP_PX, margin
@@ -495,7 +499,8 @@ class TileReader:
             searchable = m > 0 and allowed and (per_label[i].max() >= SEARCH_MIN_SCORE or forced)
             # a crop searched unless it reads clearly here: whether a low match is a covered tile or nothing is
             # left to the search's own reading (either is searched; the cell-by-cell look cost 1-2 ms a crop)
-            reading = self._judge(raw[i], per_label[i], turn[i], None, orders[i], occlusion=not searchable)
+            reading = self._judge(raw[i], per_label[i], turn[i], None, orders[i],
+                                  occlusion=cover_looks and not searchable)
             # a clear reading well below what the face typically scores is checked too: its rivals, read where
             # they fit, may come closer than they do at this window
             if (reading.status != "ok" or self.degraded(reading)) and searchable:
@@ -594,7 +599,7 @@ class TileReader:
                            could_be=could_be, close=faces)
         # Low correlation: covered, or not a tile. Compare cell by cell with the best template (unless nothing
         # matches at all: wood, paper, a marker).
-        if score < 0.35 or not occlusion:
+        if score < COVER_LOOK_MIN_SCORE or not occlusion:
             return Reading("none", score=score, margin=margin, confidence=confidence)
         covered, masked_score = self._occlusion(vector, best, int(turn[best]), keep)
         if masked_score >= min_score + 0.1 and 0 < covered <= _COVERED_SHARE:

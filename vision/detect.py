@@ -57,7 +57,7 @@ from calibration.teach import (
     _blocks,
 )
 from rules.pieces import COIN_MM, TILE_MM, Kind
-from vision.classify import SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, TileReader
+from vision.classify import COVER_LOOK_MIN_SCORE, SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, TileReader
 from vision.coin_ink import MARK_COLOUR_PX_PER_MM, frame_px_per_mm, frame_rim_suits, rim_colour, rim_face_level
 from vision.coins import fit_coins
 from vision.crops import oversampling, piece_axes, piece_homographies, sample_crops, sample_with
@@ -472,7 +472,10 @@ class Detector:
         findings = []
         step_mm = TILE_CROP_MM / n
         computed: list = []
-        first = self.tile_reader.read_batch(middle, 0, align=np.zeros(len(poses), bool), features_out=computed)
+        # (the cell-by-cell look for a covered tile made below, for the crops not searched around: the search
+        # reads the others again, and "hidden" or "none" alike are not clear)
+        first = self.tile_reader.read_batch(middle, 0, align=np.zeros(len(poses), bool), features_out=computed,
+                                            cover_looks=False)
         centres = np.array([p.centre for p in poses])
         clear = np.array([r.status == "ok" and not self.tile_reader.degraded(r) for r, _ in first])
         near = squared_distances(centres, centres) < (0.6 * TILE_MM) ** 2
@@ -485,6 +488,18 @@ class Detector:
             searched |= np.asarray(search, bool)
         redo = np.nonzero(alone & ~clear & searched)[0]
         readings = list(first)
+        looked = np.ones(len(poses), bool)
+        looked[redo] = False
+        # only a reading of nothing matching some label that much may differ with the look: those of the crops
+        # not searched judged again with it (bit for bit the first batch's judgement with the look: each crop's
+        # scores and order the same)
+        low = np.nonzero(looked & np.array([r.status == "none" and r.score >= COVER_LOOK_MIN_SCORE
+                                            for r, _ in first]))[0]
+        if len(low):
+            for i, reading in zip(low, self.tile_reader.read_batch(
+                    middle[low], 0, align=np.zeros(len(low), bool), features=(raw[low], per_label[low], turn[low])),
+                    strict=True):
+                readings[i] = reading
         if len(redo):
             big = self._sample_tiles(image, homographies[redo], centres[0], size, n + 2 * m)
             again = self.tile_reader.read_batch(big, m, None if search is None else search[redo],
