@@ -62,6 +62,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from numba import njit
 
 from calibration.errors import CalibrationError
 from rules.pieces import COIN_MM, SUITS, TILE_MM, Suit
@@ -135,6 +136,9 @@ _TRUSTED_DEFICIT = 0.22  # how far below the typical right score a reading may b
 # ------------------------------------------------------------------------------------------------------------
 def _log_ratio(crops: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """(n, h, w, 3) BGR -> log(colour / the crop's median colour), clipped; float32."""
+    if mask is None and isinstance(crops, np.ndarray) and crops.dtype == np.uint8 and crops.ndim == 4 \
+            and crops.shape[3] == 3 and crops.shape[0] and crops.shape[1] and crops.shape[2]:
+        return _log_ratio_bytes(crops)
     x = np.asarray(crops, dtype=np.float32) + _OFFSET
     # the median of every other pixel in both directions: as good a reference, a quarter of the sorting
     flat = x[:, ::2, ::2].reshape(len(x), -1, 3) if mask is None else x[:, ::2, ::2][:, mask[::2, ::2], :]
@@ -146,6 +150,62 @@ def _log_ratio(crops: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     out -= np.tile(np.log(ref), w)[:, None, :]  # rows of w * 3: numpy broadcasting over a last axis of 3 is slow
     np.clip(out, _LOG_LOW, _LOG_HIGH, out=out)
     return out.reshape(n, h, w, 3)
+
+
+# np.log of every byte value plus the offset, as np.log gives it element by element in an array of them (its float32
+# log is the same at every position of an array: checked on every value in the tests)
+_LOG_OF_BYTES = np.log(np.arange(256, dtype=np.float32) + np.float32(_OFFSET))
+
+
+@njit(cache=True, nogil=True)
+def _byte_medians(crops, out):  # pragma: no cover - numba
+    """out[i, c]: the median (of the middle two, halved) of channel c of crop i's every other pixel both ways, plus
+    the offset, as float32: from a 256-bin count (the order statistics of bytes are bytes; their float32 sums and
+    halving are exact), where a sort of each crop's samples cost most of :func:`_log_ratio`."""
+    counts = np.zeros(256, np.int64)
+    for i in range(crops.shape[0]):
+        for c in range(3):
+            counts[:] = 0
+            total = 0
+            for y in range(0, crops.shape[1], 2):
+                for x in range(0, crops.shape[2], 2):
+                    counts[crops[i, y, x, c]] += 1
+                    total += 1
+            low_rank, high_rank = (total - 1) // 2, total // 2
+            low, high, seen = -1, -1, 0
+            for v in range(256):
+                seen += counts[v]
+                if low < 0 and seen > low_rank:
+                    low = v
+                if seen > high_rank:
+                    high = v
+                    break
+            out[i, c] = np.float32(0.5) * ((np.float32(low) + np.float32(6.0)) + (np.float32(high) + np.float32(6.0)))
+
+
+@njit(cache=True, nogil=True)
+def _byte_log_ratios(crops, table, log_refs, low, high, out):  # pragma: no cover - numba
+    """out[i, y, x, c] = table[crops[i, y, x, c]] - log_refs[i, c], clipped to [low, high]: float32 throughout (the
+    same subtraction and clip as numpy's)."""
+    for i in range(crops.shape[0]):
+        for y in range(crops.shape[1]):
+            for x in range(crops.shape[2]):
+                for c in range(3):
+                    v = table[crops[i, y, x, c]] - log_refs[i, c]
+                    out[i, y, x, c] = min(max(v, low), high)
+
+
+def _log_ratio_bytes(crops: np.ndarray) -> np.ndarray:
+    """:func:`_log_ratio` of uint8 crops (n, h, w, 3) without a mask, bit for bit: the medians counted
+    (:func:`_byte_medians`) and each pixel's log looked up (``_LOG_OF_BYTES``) instead of sorted and computed; the
+    medians' logs by np.log as before. The tile reader's crops (some 50 a frame, and each searched window): 4-8
+    times faster."""
+    crops = np.ascontiguousarray(crops)
+    refs = np.empty((crops.shape[0], 3), np.float32)
+    _byte_medians(crops, refs)
+    out = np.empty(crops.shape, np.float32)
+    _byte_log_ratios(crops, _LOG_OF_BYTES, np.log(refs), np.float32(_LOG_LOW), np.float32(_LOG_HIGH), out)
+    return out
 
 
 _OPPONENT = np.array(

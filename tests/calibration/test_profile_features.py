@@ -42,3 +42,53 @@ def test_tile_crop_features_high_passed_batched_are_each_crops_own():
     features = profile._opponent(profile._log_ratio(crops))
     assert np.array_equal(profile._high_pass(features, 8.0), _each_alone(features, 8.0))
     assert np.array_equal(profile.tile_raw(crops), _each_alone(features, 8.0))
+
+
+def _plain_log_ratio(crops: np.ndarray) -> np.ndarray:
+    """The reference: _log_ratio as numpy computes it for crops without a mask (a sort for the medians, np.log of
+    every pixel)."""
+    x = np.asarray(crops, dtype=np.float32) + 6.0
+    ordered = np.sort(x[:, ::2, ::2].reshape(len(x), -1, 3), axis=1)
+    k = ordered.shape[1]
+    ref = 0.5 * (ordered[:, (k - 1) // 2] + ordered[:, k // 2])
+    n, h, w = x.shape[:3]
+    out = np.log(x.reshape(n, h, w * 3))
+    out -= np.tile(np.log(ref), w)[:, None, :]
+    np.clip(out, -2.5, 1.2, out=out)
+    return out.reshape(n, h, w, 3)
+
+
+def test_the_byte_logs_are_numpys_log_at_every_position():
+    """The looked-up logs (profile._LOG_OF_BYTES) are np.log's of each byte value plus the offset wherever the
+    value lies in an array (numpy's float32 log works in SIMD blocks and a tail): every value at every position of
+    arrays up to 70 long, and in a tile batch's shape."""
+    rng = np.random.default_rng(11)
+    values = np.arange(256, dtype=np.uint8)
+    for length in range(1, 71):
+        for start in range(0, 256, length):
+            chunk = np.resize(np.roll(values, -start), length)
+            assert np.array_equal(profile._LOG_OF_BYTES[chunk], np.log(chunk.astype(np.float32) + 6.0))
+    batch = rng.integers(0, 256, (24, TILE_CROP_PX, TILE_CROP_PX * 3), dtype=np.uint8)
+    assert np.array_equal(profile._LOG_OF_BYTES[batch], np.log(batch.astype(np.float32) + 6.0))
+
+
+@pytest.mark.parametrize("shape", [(1, TILE_CROP_PX, TILE_CROP_PX), (34, TILE_CROP_PX, TILE_CROP_PX),
+                                   (3, TILE_CROP_PX + 8, TILE_CROP_PX + 8), (2, MARK_CROP_PX, MARK_CROP_PX),
+                                   (4, 41, 39), (2, 1, 1), (1, 2, 3)])
+def test_byte_crops_log_ratios_are_the_plain_ones(shape):
+    """_log_ratio of uint8 crops (the medians counted, the logs looked up: profile._log_ratio_bytes) equals the
+    plain sort-and-log computation bit for bit: tile-like crops (white face, dark and coloured ink, a light
+    gradient), crops of one colour, crops of two close values (ties at the median), glare and shadow (clipped)."""
+    rng = np.random.default_rng(list(shape))
+    n, h, w = shape
+    face = rng.integers(150, 255, (n, h, w, 3), dtype=np.uint8)
+    face[:, h // 4 : h // 2, w // 3 : w // 2] = rng.integers(0, 80, (n, h // 2 - h // 4, w // 2 - w // 3, 3))
+    flat = np.full((n, h, w, 3), 200, np.uint8)
+    close = rng.integers(100, 102, (n, h, w, 3), dtype=np.uint8)
+    glare = np.where(rng.random((n, h, w, 1)) < 0.3, 255, 3).astype(np.uint8).repeat(3, axis=3)
+    for crops in (face, flat, close, glare, np.ascontiguousarray(face[:, ::-1])):
+        got = profile._log_ratio(crops)
+        assert got.dtype == np.float32 and got.shape == crops.shape
+        assert np.array_equal(got, _plain_log_ratio(crops))
+    sliced = rng.integers(0, 256, (n, h + 8, w + 8, 3), dtype=np.uint8)[:, 3 : 3 + h, 5 : 5 + w]  # a window
+    assert np.array_equal(profile._log_ratio(sliced), _plain_log_ratio(sliced))
