@@ -158,17 +158,17 @@ _LOG_OF_BYTES = np.log(np.arange(256, dtype=np.float32) + np.float32(_OFFSET))
 
 
 @njit(cache=True, nogil=True)
-def _byte_medians(crops, out):  # pragma: no cover - numba
-    """out[i, c]: the median (of the middle two, halved) of channel c of crop i's every other pixel both ways, plus
-    the offset, as float32: from a 256-bin count (the order statistics of bytes are bytes; their float32 sums and
-    halving are exact), where a sort of each crop's samples cost most of :func:`_log_ratio`."""
+def _byte_medians(crops, step, out):  # pragma: no cover - numba
+    """out[i, c]: the median (of the middle two, halved) of channel c of crop i's pixels ``step`` apart both ways,
+    plus the offset, as float32: from a 256-bin count (the order statistics of bytes are bytes; their float32 sums
+    and halving are exact), where a sort or partition of each crop's samples cost most of :func:`_log_ratio`."""
     counts = np.zeros(256, np.int64)
     for i in range(crops.shape[0]):
         for c in range(3):
             counts[:] = 0
             total = 0
-            for y in range(0, crops.shape[1], 2):
-                for x in range(0, crops.shape[2], 2):
+            for y in range(0, crops.shape[1], step):
+                for x in range(0, crops.shape[2], step):
                     counts[crops[i, y, x, c]] += 1
                     total += 1
             low_rank, high_rank = (total - 1) // 2, total // 2
@@ -202,7 +202,7 @@ def _log_ratio_bytes(crops: np.ndarray) -> np.ndarray:
     times faster."""
     crops = np.ascontiguousarray(crops)
     refs = np.empty((crops.shape[0], 3), np.float32)
-    _byte_medians(crops, refs)
+    _byte_medians(crops, 2, refs)
     out = np.empty(crops.shape, np.float32)
     _byte_log_ratios(crops, _LOG_OF_BYTES, np.log(refs), np.float32(_LOG_LOW), np.float32(_LOG_HIGH), out)
     return out

@@ -124,3 +124,35 @@ def test_the_middle_looks_with_each_labels_middle_kept_are_the_plain_ones():
                     answers.add(got)
                 assert reader._null_shows(vector, label, turn) == _plain_null_shows(reader, vector, label, turn)
     assert answers == {True, False}
+
+
+def _plain_big_features(big: np.ndarray, margin: int) -> np.ndarray:
+    """TileReader._big_features as it was: the middle window's median by a partition, each pixel's log computed."""
+    from calibration.profile import _TILE_HIGH_PASS_PX, _high_pass, _opponent
+
+    n = 40
+    centre = big[margin : margin + n, margin : margin + n].astype(np.float32) + 6.0
+    k = n * n
+    inside = np.partition(centre.reshape(-1, 3).T, ((k - 1) // 2, k // 2), axis=1)
+    ref = 0.5 * (inside[:, (k - 1) // 2] + inside[:, k // 2])
+    logs = np.clip(np.log((big.astype(np.float32) + 6.0) / ref), -2.5, 1.2)
+    return _high_pass(_opponent(logs)[None].astype(np.float32), _TILE_HIGH_PASS_PX)[0]
+
+
+def test_the_wide_crops_features_with_counted_medians_and_looked_up_logs_are_the_plain_ones():
+    """A wide crop's features (TileReader._big_features: the middle's median counted over byte values, each
+    pixel's log looked up in its channel's table) equal the plain computation bit for bit: board 505's searched
+    crops, and random crops dark, bright and of few values (ties at the median, clipped logs)."""
+    reader = TileReader(default_profile())
+    crops = [(crop, margin) for big, margin, _, _ in searched_tile_batches() for crop in big]
+    assert len(crops) >= 5
+    rng = np.random.default_rng(505)
+    for _ in range(60):
+        crop = rng.integers(0, 256, (48, 48, 3), dtype=np.uint8)
+        crops.append((crop, 4))
+        crops.append(((crop // 16 + rng.integers(0, 240)).astype(np.uint8), 4))
+        crops.append((np.where(crop < 128, 0, 255).astype(np.uint8), 4))
+    for crop, margin in crops:
+        got = reader._big_features(crop, margin)
+        assert got.dtype == np.float32
+        assert np.array_equal(got, _plain_big_features(crop, margin))
