@@ -420,11 +420,13 @@ class Detector:
         return [(_Pose(centre, float(angle)), fit) for centre, angle, fit in zip(moved, turned, fits, strict=True)]
 
     def _sample_tiles(self, image: np.ndarray, homographies: np.ndarray, centre: np.ndarray, size_mm: float,
-                      out_px: int, window: tuple[int, int] | None = None) -> np.ndarray:
+                      out_px: int, window: tuple[int, int] | None = None, native: float | None = None) -> np.ndarray:
         """Tile crops (a tile crop has under 1 px/mm): sampled from the frame halved once (2 x 2 block means,
         made once per frame) where the frame has over 2 px/mm there, so that each crop pixel averages 4 samples
-        of the half frame instead of 9 or 16 of the whole one (the crops differ by a hair; half the cost)."""
-        native = self.calibration.px_per_mm_at(np.asarray(centre, float).reshape(2))
+        of the half frame instead of 9 or 16 of the whole one (the crops differ by a hair; half the cost).
+        ``native``: the frame's px/mm at ``centre`` when already known."""
+        if native is None:
+            native = self.calibration.px_per_mm_at(np.asarray(centre, float).reshape(2))
         if native * size_mm / out_px < 2.0:
             return sample_with(image, homographies, size_mm, out_px,
                                oversampling(self.calibration, centre, size_mm, out_px), window)
@@ -468,7 +470,8 @@ class Detector:
         # every crop read at its fitted pose first (its middle window only, sampled as in the wide crop); only
         # those not read and on no tile read are searched around, in the wide crop sampled for them alone
         # (the matched filter's echoes between the tiles of a grid need no search; most squares are read at once)
-        middle = self._sample_tiles(image, homographies, centres[0], size, n + 2 * m, window=(m, n))
+        native = self.calibration.px_per_mm_at(centres[0])  # (both samplings below are scaled at the first pose)
+        middle = self._sample_tiles(image, homographies, centres[0], size, n + 2 * m, window=(m, n), native=native)
         findings = []
         step_mm = TILE_CROP_MM / n
         computed: list = []
@@ -501,7 +504,7 @@ class Detector:
                     strict=True):
                 readings[i] = reading
         if len(redo):
-            big = self._sample_tiles(image, homographies[redo], centres[0], size, n + 2 * m)
+            big = self._sample_tiles(image, homographies[redo], centres[0], size, n + 2 * m, native=native)
             again = self.tile_reader.read_batch(big, m, None if search is None else search[redo],
                                                 features=(raw[redo], per_label[redo], turn[redo]))
             for i, reading in zip(redo, again, strict=True):
