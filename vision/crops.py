@@ -24,7 +24,7 @@ from numba import njit
 from calibration.table_calibration import Calibration
 
 __all__ = ["piece_axes", "crop_corners_mm", "piece_homographies", "crop_homographies", "sample_crops",
-           "sample_with"]
+           "sample_with", "HalfFrame"]
 
 
 def piece_axes(angle_deg: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -226,6 +226,65 @@ def _remap(image: np.ndarray, map_x: np.ndarray, map_y: np.ndarray) -> np.ndarra
                     map_y -= np.float32(y0)
                 return cv2.remap(part, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+_HALF_BLOCK = 32  # HalfFrame: half-frame pixels per block side (a tile crop's square spans 2-3 blocks)
+
+
+class HalfFrame:
+    """A frame halved by 2 x 2 block means (``cv2.resize`` to half the size, ``INTER_AREA``), made only where crops
+    read it. An exact halving averages each output pixel's own 2 x 2 pixels alone, so a part resized on its own is
+    the whole frame's resize there, bit for bit (checked in the tests); the tile crops of a full Easy Slider frame
+    read a fifth of it (boards 500-505: 17-24% of its 32-pixel blocks), and the whole halving cost 0.55 ms a
+    frame at 1640 x 1232. A frame of odd width or height is halved whole (its resize is no exact halving)."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.image = image
+        h, w = image.shape[0] // 2, image.shape[1] // 2
+        if image.shape[0] % 2 or image.shape[1] % 2:
+            self.pixels = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA)
+            self._made = None
+            return
+        # (zeros: pages the crops never read are never touched)
+        self.pixels = np.zeros((h, w) + image.shape[2:], np.uint8)
+        self._made = np.zeros((-(-h // _HALF_BLOCK), -(-w // _HALF_BLOCK)), bool)
+
+    def read_by(self, homographies: np.ndarray, size_mm: float) -> np.ndarray:
+        """The half frame, made at least wherever crops of ``size_mm`` through ``homographies`` (piece mm -> half
+        frame pixels) read it: around each crop square's corners' bounding box (a square's image is the quad of
+        its corners' images; two pixels more each way for the bilinear taps and the maps' float32 rounding)."""
+        if self._made is None or len(homographies) == 0:
+            return self.pixels
+        half = size_mm / 2.0
+        square = np.array([[-half, half, half, -half], [-half, -half, half, half], [1.0, 1.0, 1.0, 1.0]])
+        corners = np.asarray(homographies, np.float64) @ square  # (n, 3, 4)
+        w = corners[:, 2]
+        if not (np.all(np.isfinite(corners)) and np.all(w > 0)):  # a corner behind the camera: no quad bound
+            self._make(0, 0, self._made.shape[1], self._made.shape[0])
+            return self.pixels
+        x, y = corners[:, 0] / w, corners[:, 1] / w
+        h, width = self.pixels.shape[:2]
+        x0, x1 = max(0, math.floor(x.min()) - 2), min(width, math.floor(x.max()) + 4)
+        y0, y1 = max(0, math.floor(y.min()) - 2), min(h, math.floor(y.max()) + 4)
+        if x0 < x1 and y0 < y1:
+            b = _HALF_BLOCK
+            self._make(x0 // b, y0 // b, (x1 - 1) // b + 1, (y1 - 1) // b + 1)
+        return self.pixels
+
+    def _make(self, bx0: int, by0: int, bx1: int, by1: int) -> None:
+        """The blocks [by0, by1) x [bx0, bx1) made: each row of blocks' span from its first block not made to its
+        last resized at once (blocks made already in between are made again, the same values)."""
+        b = _HALF_BLOCK
+        h, w = self.pixels.shape[:2]
+        for by in range(by0, by1):
+            todo = np.flatnonzero(~self._made[by, bx0:bx1])
+            if not len(todo):
+                continue
+            c0, c1 = bx0 + int(todo[0]), bx0 + int(todo[-1]) + 1
+            r0, r1, x0, x1 = by * b, min(h, (by + 1) * b), c0 * b, min(w, c1 * b)
+            self.pixels[r0:r1, x0:x1] = cv2.resize(self.image[2 * r0 : 2 * r1, 2 * x0 : 2 * x1], (x1 - x0, r1 - r0),
+                                                   interpolation=cv2.INTER_AREA)
+            self._made[by, c0:c1] = True
 
 
 def oversampling(calibration: Calibration, centre_mm: np.ndarray, size_mm: float, out_px: int) -> int:

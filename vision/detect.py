@@ -60,7 +60,7 @@ from rules.pieces import COIN_MM, TILE_MM, Kind
 from vision.classify import COVER_LOOK_MIN_SCORE, SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, TileReader
 from vision.coin_ink import MARK_COLOUR_PX_PER_MM, frame_px_per_mm, frame_rim_suits, rim_colour, rim_face_level
 from vision.coins import fit_coins
-from vision.crops import oversampling, piece_axes, piece_homographies, sample_crops, sample_with
+from vision.crops import HalfFrame, oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
 from vision.figure_search import COIN_PRINT_REASON, may_be_a_print
 from vision.grid import angle_from_pieces
@@ -245,7 +245,7 @@ class Detector:
         self.markers_mm = _sheet_markers(calibration)
         self.sheet_mm = _sheet_rect(calibration)
         self._colour_view: TableView | None = None
-        self._half: tuple[np.ndarray, np.ndarray] | None = None  # (frame, the frame halved): see _sample_tiles
+        self._half: HalfFrame | None = None  # the frame halved where tile crops read it: see _sample_tiles
         self._markers = sheet_markers(calibration)
         # the frame's markers looked at so far (1 shown, 0 not, -1 not looked at): see _hiding_shown_markers
         self._marker_shown = np.full(0 if self._markers is None else len(self._markers.ids), -1, np.int8)
@@ -430,14 +430,14 @@ class Detector:
         if native * size_mm / out_px < 2.0:
             return sample_with(image, homographies, size_mm, out_px,
                                oversampling(self.calibration, centre, size_mm, out_px), window)
-        if self._half is None or self._half[0] is not image:  # (made again for every detect: see detect)
+        if self._half is None or self._half.image is not image:  # (made again for every detect: see detect)
             # 2 x 2 block means (cv2.pyrDown's Gaussian would make the crops softer than teach's templates)
-            half = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2), interpolation=cv2.INTER_AREA)
-            self._half = (image, half)
+            self._half = HalfFrame(image)
         # pixel i of the half frame is centred on pixel 2 i + 0.5 of the frame
         to_half = np.array([[0.5, 0.0, -0.25], [0.0, 0.5, -0.25], [0.0, 0.0, 1.0]])
         oversample = max(2, min(4, int(math.ceil(native / 2 * size_mm / out_px + 0.25))))
-        return sample_with(self._half[1], to_half @ homographies, size_mm, out_px, oversample, window)
+        in_half = to_half @ homographies
+        return sample_with(self._half.read_by(in_half, size_mm), in_half, size_mm, out_px, oversample, window)
 
     def _read_poses(self, image: np.ndarray, poses: list[_Pose], supports: list, face_only: list[bool],
                     search: np.ndarray | None = None) -> list[_TileFinding]:

@@ -174,3 +174,90 @@ def test_searched_crops_skip_the_occlusion_look_and_read_the_same():
         readings[name] = [reader.read_batch(big, margin, *args, **kwargs) for big, margin, args, kwargs in batches]
     assert readings["new"] == readings["old"]
     assert looks["new"] < looks["old"]
+
+
+class _AlwaysLookingFirst(TileReader):
+    """The tile reader as the detector used it before: a batch's first reading always looks at a low match cell
+    by cell, whether or not the detector then searches that crop."""
+
+    def read_batch(self, big, margin, *args, cover_looks=True, **kwargs):
+        return super().read_batch(big, margin, *args, **kwargs)
+
+
+def _counting_looks(reader: TileReader) -> list[int]:
+    looks = [0]
+    real_look = reader._occlusion
+
+    def counted(*args):
+        looks[0] += 1
+        return real_look(*args)
+
+    reader._occlusion = counted
+    return looks
+
+
+def test_first_readings_skip_the_cover_look_only_for_crops_searched_after():
+    """Detector._read_poses_all judges a batch's first readings without the cell-by-cell look for a covered tile,
+    then judges again with it the crops reading nothing that it does not search around (the search reads the rest
+    anew): Easy Slider boards 501 and 505 read exactly as with every first reading looked at, with fewer looks."""
+    profile = default_profile()
+    fewer = 0
+    for seed in (501, 505):
+        image = easy_slider_frame(seed).image
+        calibration = calibrate_from_sheet(image)
+        found, looks = {}, {}
+        for name, reader in (("new", TileReader(profile)), ("old", _AlwaysLookingFirst(profile))):
+            detector = Detector(calibration, profile)
+            detector.tile_reader = reader
+            looks[name] = _counting_looks(reader)
+            found[name] = detector.detect(image, kinds=("tile",))
+        assert found["new"].pieces == found["old"].pieces
+        assert looks["new"][0] <= looks["old"][0]
+        fewer += looks["old"][0] - looks["new"][0]
+    assert fewer > 0
+
+
+def test_the_half_frame_made_where_crops_read_it_samples_as_the_whole_halving():
+    """Detector._sample_tiles samples tile crops from the frame halved only where they read it (crops.HalfFrame):
+    every crop of Easy Slider board 502's detect (default set) is what the whole frame's halving gives, and most
+    of the half frame is never made."""
+    import cv2
+
+    from vision import detect as detect_module
+    from vision.crops import HalfFrame, sample_with
+
+    frame = easy_slider_frame(502)
+    image = frame.image
+    detector = Detector(calibrate_from_sheet(image), default_profile())
+    sampled = []
+    real = HalfFrame.read_by
+
+    def spy(self, homographies, size_mm):
+        sampled.append((homographies.copy(), size_mm))
+        return real(self, homographies, size_mm)
+
+    calls = []
+    real_sample = detect_module.sample_with
+
+    def recording(source, homographies, size_mm, out_px, oversample=1, window=None):
+        crops = real_sample(source, homographies, size_mm, out_px, oversample, window)
+        calls.append((homographies.copy(), size_mm, out_px, oversample, window, crops))
+        return crops
+
+    HalfFrame.read_by = spy
+    detect_module.sample_with = recording
+    try:
+        detector.detect(image, kinds=("tile",))
+    finally:
+        HalfFrame.read_by = real
+        detect_module.sample_with = real_sample
+    assert len(sampled) >= 3
+    whole = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    in_half = [homographies.tobytes() for homographies, _ in sampled]
+    compared = 0
+    for homographies, size_mm, out_px, oversample, window, crops in calls:
+        if homographies.tobytes() in in_half:
+            assert np.array_equal(crops, sample_with(whole, homographies, size_mm, out_px, oversample, window))
+            compared += 1
+    assert compared == len(sampled)
+    assert detector._half is not None and detector._half._made.mean() < 0.5
