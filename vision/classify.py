@@ -413,6 +413,13 @@ class TileReader:
     def _big_features(self, big: np.ndarray, margin: int) -> np.ndarray:
         """Features of a wide crop, relative to its middle tile-sized window's colour (for :meth:`_align_label`)."""
         n = TILE_CROP_PX
+        if big.dtype != np.uint8:  # (crops are bytes; anything else is computed as bytes were before)
+            centre = big[margin : margin + n, margin : margin + n].astype(np.float32) + 6.0
+            k = n * n  # np.median per channel, bit for bit: the two middle values picked by a partition
+            inside = np.partition(centre.reshape(-1, 3).T, ((k - 1) // 2, k // 2), axis=1)
+            ref = 0.5 * (inside[:, (k - 1) // 2] + inside[:, k // 2])
+            logs = np.clip(np.log((big.astype(np.float32) + 6.0) / ref), -2.5, 1.2)
+            return _high_pass(_opponent(logs)[None].astype(np.float32), _TILE_HIGH_PASS_PX)[0]
         # np.median per channel of the middle window's pixels plus 6, bit for bit (the middle two's float32 sum
         # halved), counted over the 256 byte values (a partition of each channel cost 6 times as much)
         ref = np.empty((1, 3), np.float32)
