@@ -19,8 +19,9 @@ reason "partly hidden"); if not, the candidate was not a piece at all (``status 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 from numba import njit
@@ -1178,13 +1179,15 @@ class CoinReader:
             readings.append(self._judge(per_label, best, int(np.argmax(corr[i, best])), crops[i : i + 1]))
         return readings
 
-    def _blank_reading(self, crop: np.ndarray, rim_fits: bool = False) -> Reading | None:
+    def _blank_reading(self, crop: np.ndarray, rim_fits: bool = False,
+                       polar: Callable[[], np.ndarray] | None = None) -> Reading | None:
         """The reading of a coin whose face is blank inside the rim, by the rim alone (None: not blank, or the
         set has no blank face). ``rim_fits``: the coin's radial signature (its printed ring and rim) fitted well
-        where it was found: then the printed rim need not match a blank face's at this crop's resolution."""
+        where it was found: then the printed rim need not match a blank face's at this crop's resolution.
+        ``polar``: gives the crop's polar features (``coin_polar(crop)[0]``) where the caller has them."""
         if len(self.blank) == 0:
             return None
-        polar = coin_polar(crop)[0]
+        polar = coin_polar(crop)[0] if polar is None else polar()
         centred = polar - polar.mean()
         inner_share = float((centred[:, : self.inner_rings] ** 2).sum()) / max(float((centred**2).sum()), 1e-9)
         if inner_share >= _BLANK_INK:
@@ -1239,7 +1242,10 @@ class CoinReader:
         """The reading from every label's correlation, the best label and its turn (in angle steps); ``here``:
         every label's correlation at the best label's own window, where each label was read at its own best
         window (see :meth:`_judge_faces`)."""
-        reading = self._judge_faces(per_label, best, shift, crop, here)
+        # the crop's polar features, sampled at most once: a crop read as no face needs them twice (the occlusion
+        # check, then the blank face's rim), and sampling them is most of either's cost
+        polar = cache(lambda: coin_polar(crop)[0])
+        reading = self._judge_faces(per_label, best, shift, crop, here, polar)
         if self.twin_sizes:
             reading = self._by_size(reading, per_label, best, crop)
         if self.achromatic:
@@ -1250,7 +1256,7 @@ class CoinReader:
             return Reading("none", score=reading.score, margin=reading.margin, reason="no coin face")
         if reading.status == "ok" or (best not in self.blank_set and reading.status != "none"):
             return reading
-        blank = self._blank_reading(crop)  # a blank face is judged by its rim, not by correlating noise
+        blank = self._blank_reading(crop, polar=polar)  # a blank face is judged by its rim, not by correlating noise
         return blank if blank is not None else reading
 
     def _by_window(self, reading: Reading, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray,
@@ -1396,7 +1402,9 @@ class CoinReader:
                        could_be=could_be if 2 <= len(could_be) <= _COULD_BE_MOST else ())
 
     def _judge_faces(self, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray,
-                     here: np.ndarray | None = None) -> Reading:
+                     here: np.ndarray | None = None, polar: Callable[[], np.ndarray] | None = None) -> Reading:
+        """The reading by the faces' correlations alone (see :meth:`_judge`); ``polar``: gives the crop's polar
+        features where the caller has them (the occlusion check's)."""
         order = np.argsort(-per_label)
         score = float(per_label[best])
         margin = float(score - per_label[int(order[1])]) if len(order) > 1 else 1.0
@@ -1439,7 +1447,7 @@ class CoinReader:
                            could_be=could_be)
         if score < 0.3:
             return Reading("none", score=score, margin=margin, confidence=confidence)
-        covered, masked = self._occlusion(coin_polar(crop)[0], best, shift)
+        covered, masked = self._occlusion(coin_polar(crop)[0] if polar is None else polar(), best, shift)
         if masked >= min_score + 0.1 and 0 < covered <= _COVERED_SHARE:
             return Reading("hidden", side, None, None, angle, masked, margin, confidence, "partly hidden", covered)
         return Reading("none", score=score, margin=margin, confidence=confidence, covered=covered)
