@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
@@ -882,6 +882,8 @@ class CoinReader:
         per_ring = templates.reshape(len(rows), 3, COIN_RINGS, COIN_ANGLES)
         self.sum_spectra = np.conj(np.fft.rfft(per_ring.sum(axis=1), axis=-1))  # (t, R, A/2+1): masked sums
         self.square_spectra = np.conj(np.fft.rfft((per_ring**2).sum(axis=1), axis=-1))
+        # each template's power, as _occlusion scales a template to a crop (once here, not once per crop)
+        self.template_power = [float((t * t).sum()) for t in per_ring]
         # Blank faces (a null printed as nothing but the rim): their templates hold nearly no ink inside the
         # rim, and a correlation over the whole coin is then mostly noise. A blank coin is read by its rim alone.
         rings = templates.reshape(len(rows), 3, COIN_RINGS, COIN_ANGLES)
@@ -1243,8 +1245,15 @@ class CoinReader:
         every label's correlation at the best label's own window, where each label was read at its own best
         window (see :meth:`_judge_faces`)."""
         # the crop's polar features, sampled at most once: a crop read as no face needs them twice (the occlusion
-        # check, then the blank face's rim), and sampling them is most of either's cost
-        polar = cache(lambda: coin_polar(crop)[0])
+        # check, then the blank face's rim), and sampling them is most of either's cost (a closure, not
+        # functools.cache: making that wrapper costs more than a sure reading's whole judging)
+        sampled: list[np.ndarray] = []
+
+        def polar() -> np.ndarray:
+            if not sampled:
+                sampled.append(coin_polar(crop)[0])
+            return sampled[0]
+
         reading = self._judge_faces(per_label, best, shift, crop, here, polar)
         if self.twin_sizes:
             reading = self._by_size(reading, per_label, best, crop)
@@ -1487,14 +1496,14 @@ class CoinReader:
         x = np.roll(polar.reshape(3, COIN_RINGS, COIN_ANGLES), -shift, axis=-1)
         t = self.templates[template].reshape(3, COIN_RINGS, COIN_ANGLES)
         xc = x - x.mean()
-        scale = max(float((xc * t).sum()) / max(float((t * t).sum()), 1e-6), 0.0)
+        scale = max(float((xc * t).sum()) / max(self.template_power[template], 1e-6), 0.0)
         residual = ((xc - scale * t) ** 2).sum(axis=0)  # (rings, angles)
         inner = COIN_RINGS // 3
         cells = [residual[:inner].mean()] + [
             residual[inner:, k * COIN_ANGLES // 8 : (k + 1) * COIN_ANGLES // 8].mean() for k in range(8)
         ]
         cells = np.array(cells)
-        typical = float(np.median(cells))
+        typical = float(np.sort(cells)[len(cells) // 2])  # np.median of the nine (the middle one), a tenth the cost
         bad = cells > max(4.0 * typical, 0.02)
         if not bad.any():
             return 0.0, -1.0
