@@ -1788,14 +1788,20 @@ def _half_off(tiles: list[_TileFinding]) -> list[tuple[int, list[np.ndarray]]]:
     turns = np.abs((angles[None, :] - angles[:, None] + 45.0) % 90.0 - 45.0)
     neighbours = (np.hypot(offsets[..., 0], offsets[..., 1]) < 2.6 * pitch) & (turns < 5.0)
     np.fill_diagonal(neighbours, False)
+    # every tile's neighbours along its own two axes at once (a loop over the tiles, two small products each,
+    # took 0.7 ms a board); the shifts are made from each tile's own axes, as before
+    radians = [math.radians(a) for a in angles.tolist()]
+    cos = np.array([math.cos(a) for a in radians])[:, None]
+    sin = np.array([math.sin(a) for a in radians])[:, None]
+    off = []
+    for along in (offsets[..., 0] * cos + offsets[..., 1] * sin, offsets[..., 1] * cos - offsets[..., 0] * sin):
+        residual = np.abs(along - pitch * np.round(along / pitch))
+        off.append(np.all((residual > 0.3 * pitch) | ~neighbours, axis=1))  # every neighbour half a pitch off
     for i in np.flatnonzero(neighbours.sum(axis=1) >= 2).tolist():
-        d, near = offsets[i], neighbours[i]
-        a = math.radians(angles[i])
+        a = radians[i]
         u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
-        for axis in (u, v):
-            along = d[near] @ axis
-            residual = np.abs(along - pitch * np.round(along / pitch))
-            if np.all(residual > 0.3 * pitch):  # every neighbour half a pitch off along this axis
+        for axis, half_off in ((u, off[0][i]), (v, off[1][i])):
+            if half_off:
                 out.append((i, [axis * pitch / 2, -axis * pitch / 2]))
                 break
     return out
@@ -1953,8 +1959,9 @@ def _grid_holes_of(tiles: list[DetectedPiece]) -> list[DetectedPiece]:
     centres = np.array([[t.x_mm, t.y_mm] for t in tiles])
     _, pitch, angles, u, v = _grid_axes(centres, [t.angle_deg for t in tiles])
     spots = np.concatenate([centres + pitch * step for step in (u, -u, v, -v)])
-    around = np.sum(squared_distances(spots, centres) < (pitch + 5.0) ** 2, axis=1)
-    free = np.min(squared_distances(spots, centres), axis=1) >= (0.6 * TILE_MM) ** 2
+    distances = squared_distances(spots, centres)
+    around = np.sum(distances < (pitch + 5.0) ** 2, axis=1)
+    free = np.min(distances, axis=1) >= (0.6 * TILE_MM) ** 2
     degrees = np.tile(np.degrees(angles), 4)
     return [DetectedPiece(Kind.TILE, float(x), float(y), angle_deg=float(a % 360.0), uncertain=True)
             for (x, y), a in zip(spots[(around >= 2) & free], degrees[(around >= 2) & free], strict=True)]
