@@ -476,3 +476,28 @@ def test_coins_blurred_or_off_centre_are_not_read_surely_wrong_with_rivals_held_
                     wrong += ("coin", reading.side, reading.suit.value if reading.suit else None,
                               reading.rank) != expected
     assert wrong == 0 and sure >= {"hand-made": 60, "bold": 25}[edition], (wrong, sure)
+
+
+def test_a_grown_coin_read_as_one_suits_faces_is_reported_though_its_rim_shows_under_half():
+    """A coin found where no clear vote peak was (grown from a coin grid, or a faint peak) and read unclear is
+    reported where its rim shows half round, or where the reader names a few faces of one suit: a light face-down
+    coin's rim shows 13-16 of its 32 rays by where the fit starts (Whack-a-Dummy bold 83's suns coins, which the
+    grid then lost by a ray: tests/test_rendered_states.py's face-down coins)."""
+    from types import SimpleNamespace
+
+    from rules.pieces import Suit
+    from vision.classify import Reading
+
+    no_blank = SimpleNamespace(coin_reader=SimpleNamespace(blank=np.zeros(0, int)))
+    blank_set = SimpleNamespace(coin_reader=SimpleNamespace(blank=np.array([7])))
+    under_half, half = SimpleNamespace(support=15 / 32), SimpleNamespace(support=0.5)
+    twins = Reading("unclear", "value", score=0.98, reason="face unclear",
+                    could_be=((Suit.SUNS, 1, "value"), (Suit.SUNS, None, "suit")))
+    unnamed = Reading("unclear", "value", score=0.98, reason="face unclear")
+    two_suits = Reading("unclear", "value", score=0.98, reason="face unclear",
+                        could_be=((Suit.SUNS, 1, "value"), (Suit.ARMS, 1, "value")))
+    assert Detector._grown_coin(no_blank, twins, under_half)
+    assert Detector._grown_coin(no_blank, unnamed, half)
+    assert not Detector._grown_coin(no_blank, unnamed, under_half)
+    assert not Detector._grown_coin(no_blank, two_suits, under_half)
+    assert not Detector._grown_coin(blank_set, twins, under_half)  # empty paper reads as blank as a blank face
