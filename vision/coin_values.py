@@ -13,7 +13,7 @@ What does tell is the coin's rim. The detector's rim fit (vision/coins.py) lay w
 of the truth for 99 % of bench_detect's bold coins (median 0.3 px; default median 0.45 px), and a coin's print is
 centred on it. A numeral that fits at the rim's centre while each close rival fits only farther off is that
 numeral; so may be one a hair behind a rival that fits only off the rim's centre (a bold 3 whose 4 fits 1.1 mm
-off, 0.002 ahead: :func:`at_rim_instead`, switched off for now). (Classic's rim fit lies 0.65 mm off the truth
+off, 0.002 ahead: :func:`at_rim_instead`). (Classic's rim fit lies 0.65 mm off the truth
 in one direction, systematically: there the rule read nothing differently at any of bench_detect's seed offsets.)
 """
 
@@ -46,10 +46,11 @@ READ_BY_WINDOW = True
 OTHER_SIDE_OFF_PX = 2.5
 # A numeral of RANKS at the rim's centre is judged (at_rim_instead) where the best label fits only off it and leads
 # by this much at most (bold Easy Slider 509 and coin grid 1005: a 3 at the rim's centre, its 4 1.1-1.4 mm off and
-# 0.002-0.003 ahead; a print whose rival leads by more is left to the scores). OFF (negative): at 0.02 it read those
-# 3s surely and right (bench_detect's four offsets: 0 wrong), but in Whack-a-Dummy bold 83 (tests/test_rendered_states
-# .py, face-down coins) two unclear coins were then not reported at all (23 coins -> 21); not yet understood
-RUNNER_UP_BEHIND = -1.0
+# 0.002-0.003 ahead; a print whose rival leads by more is left to the scores). Negative: off. (A 3 so read reports
+# its centre at its print's window: Whack-a-Dummy bold 83's crowns 3 moved 1 mm nearer its truth, the coin grid's
+# proposals moved a fraction of a millimetre, and two face-down coins whose rims show about half round lost a ray
+# and were dropped, until vision.detect's _grown_coin took a face read as one suit's few faces as a coin's.)
+RUNNER_UP_BEHIND = 0.02
 
 
 def window_distance(window: tuple[int, int]) -> float:

@@ -52,8 +52,7 @@ def test_a_diagonal_neighbour_window_is_apart():
     assert not coin_values.fits_at_rim(0, [2], windows)  # a pixel straight apart: the same print
 
 
-def test_a_numeral_at_the_rim_a_hair_behind_a_rival_off_it_is_the_one_judged(monkeypatch):
-    monkeypatch.setattr(coin_values, "RUNNER_UP_BEHIND", 0.02)  # the rule is off (see coin_values)
+def test_a_numeral_at_the_rim_a_hair_behind_a_rival_off_it_is_the_one_judged():
     best = np.array([0.805, 0.803, 0.771, 0.60])  # a 4, a 3, the suit side, a 5
     windows = [(2, 1), (0, 0), (3, 1), (1, 0)]
     threes = frozenset({1, 3})
@@ -66,6 +65,7 @@ def test_a_numeral_at_the_rim_a_hair_behind_a_rival_off_it_is_the_one_judged(mon
 
 
 @pytest.mark.parametrize("seed, old", [
+    (509, dict(RUNNER_UP_BEHIND=-1.0)),  # the 4 fits 1.1 mm off, 0.002 ahead of the 3 at the rim's centre
     (510, dict(APART_PX=1.5)),  # the 4 fits a diagonal pixel from the 3, which is 0.5 mm off the rim's centre
     (521, dict(OTHER_SIDE_OFF_PX=99.0)),  # the arms symbol fits 1.5 mm off, 0.029 behind the 3
 ])
