@@ -1308,6 +1308,10 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
         # The maze is all 24 coins, four of each value: the values read may leave a barrel only one
         options = [frozenset((v,)) if v is not None else _barrel_values(layout, i) for i, v in enumerate(values)]
         by_count = still_possible(options, {v: 4 for v in range(6)})
+        # ... one coin of each suit and value: where the value sides show their suit, the suits read narrow more
+        by_coin = _barrels_by_coin(layout, values)
+        if by_coin is not None:
+            options = [o & by_coin[i] for i, o in enumerate(options)]
         possible = _barrels_left(options, values)
         for i in missing:
             if possible is None or len(possible[i]) != 1:
@@ -1319,6 +1323,8 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
             by_neighbours = by_count is None or len(by_count[i]) != 1
             why = (_NEIGHBOUR_RULE if by_neighbours else "the maze is all 24 coins, four of each value: the others "
                    "read leave only this value")
+            if by_neighbours and by_coin is not None and len(by_coin[i]) == 1:
+                why = _ONE_OF_EACH_RULE
             if i == cell:
                 notes.append(f"the barrel under the die ({rob.cell_name(cell)}) is hidden: it must be the {name} ("
                              + ("the only value the coins read leave (four coins of each value)" if not by_neighbours
@@ -1357,6 +1363,39 @@ def _read_barrels(pieces: list[DetectedPiece], arrangement: str = "counter", **_
 
 _NEIGHBOUR_RULE = ("the maze is all 24 coins, four of each value, and no two neighbouring barrels show the same "
                    "value (the setup's rule): the others read leave only this value")
+
+
+_ONE_OF_EACH_RULE = ("the maze is all 24 coins of one set, one of each suit and value: the coins read (their suits "
+                     "too) leave only this value")
+
+
+def _barrels_by_coin(layout: CoinGridLayout, values: list[int | None]) -> list[frozenset[int]] | None:
+    """The values each barrel can have when the maze is one set's 24 coins, one of each (suit, value): a barrel
+    read (surely, or settled) is its value in the suit it shows (any suit where the value side prints none: classic
+    black numerals); a barrel not read one of its value-side readings (``could_be``) in their suits (a coin too
+    blurred to read its numeral still names its suit, see ``vision.classify.CoinReader._blurred_could_be``), any
+    coin where it named none, nothing was seen or the die hides it. None when the readings contradict the set (a
+    coin read twice): only the count of values narrows then."""
+    coins = [(suit, v) for suit in SUITS for v in range(6)]
+    options = []
+    for i, value in enumerate(values):
+        fits = layout.cells.get((i % 4, i // 4))
+        p = fits[0].piece if fits else None
+        if p is None:
+            options.append(frozenset(coins))
+            continue
+        if value is not None:
+            suits = {p.suit} if not p.uncertain and p.suit is not None else {
+                r[0] for r in (getattr(p, "could_be", None) or ()) if r[2] == "value" and r[1] == value}
+            options.append(frozenset((suit, value) for suit in (SUITS if not suits or None in suits else suits)))
+            continue
+        named = {(suit, r[1]) for r in (getattr(p, "could_be", None) or ()) if r[2] == "value" and r[1] is not None
+                 for suit in ((r[0],) if r[0] is not None else SUITS)}
+        options.append(frozenset(named or coins))
+    possible = still_possible(options, {c: 1 for c in coins})
+    if possible is None:
+        return None
+    return [frozenset(v for _, v in p) for p in possible]
 
 
 def _barrels_left(options: list[frozenset[int]], values: list[int | None]) -> list[set[int]] | None:
