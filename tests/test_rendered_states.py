@@ -145,6 +145,39 @@ def test_face_down_coins_with_unclear_faces_still_place_the_coin_grid(edition, s
     assert len(layout.cells) >= 22
 
 
+#: Frames blurred 0.7-0.8 px whose coins the sharpness gate calls "too blurred" (a numeral and a symbol blobs
+#: alike): (game, seed) of the default edition, and how many such coins the frame has at least.
+BLURRED_FRAMES = [("slides-of-action", 289, 6), ("plans-of-action", 303, 6)]
+
+
+@pytest.mark.parametrize("name,seed,blurred", BLURRED_FRAMES)
+def test_coins_too_blurred_name_their_suit_and_the_rules_read_the_state(capsys, name, seed, blurred):
+    """A coin too blurred to read its face still names the suit its sure reading had (``could_be``: every face of
+    that suit, on either side): Slides and Plans of Action, whose coins lie suit side up, need only the suits.
+    Every such coin names its truth, and the state is read exactly (it abstained: "the coin on cell 2,2 cannot
+    be read: too blurred")."""
+    import numpy as np
+
+    from calibration.profile import load_profile
+    from calibration.table_calibration import calibrate_from_sheet
+    from tableside.frame_input import GAME_KINDS, _detect
+
+    case = state_case(name, "default", seed)
+    image = case.frame.image
+    detection = _detect(image, calibrate_from_sheet(image), load_profile(_profile("default")), GAME_KINDS[name])
+    gated = [p for p in detection.uncertain if p.reason == "too blurred"]
+    assert len(gated) >= blurred  # the case this test is about
+    truth = [t for t in case.frame.truth if t["kind"] == "coin" and t.get("occluded_fraction", 0.0) < 0.5]
+    for p in gated:
+        t = min(truth, key=lambda t: np.hypot(t["x_mm"] - p.x_mm, t["y_mm"] - p.y_mm))
+        named = {(suit.value if suit else None, rank, side) for suit, rank, side in p.could_be}
+        assert (t["suit"], None if t["side"] == "suit" else t["rank"], t["side"]) in named, (t, p.could_be)
+    code, out, err = run_cli(capsys, "state", case.image_path, "--profile", _profile("default"), "--json",
+                             *case.argv)
+    assert code == 0, err
+    assert json.loads(out)["text"] == case.text
+
+
 #: Kids lying on their trampolines, plainly visible, that were not seen at all ("trampoline N is not seen"):
 #: (edition, seed, where the kid is (table mm), what must be reported there). The frames of the earlier scenes
 #: (``real_set=False``: kids drawn from all 24 coins), whose rims and faces these measured.

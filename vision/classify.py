@@ -1126,8 +1126,27 @@ class CoinReader:
         if coin_sharpness(crop) < least:
             # far blurrier than the taught coins: a numeral and a symbol are blobs alike (a null stays blank)
             return Reading("unclear", reading.side, None, None, reading.angle_deg, reading.score, reading.margin,
-                           min(reading.confidence, 0.49), "too blurred")
+                           min(reading.confidence, 0.49), "too blurred", could_be=self._blurred_could_be(reading))
         return reading
+
+    def _blurred_could_be(self, reading: Reading) -> tuple[tuple[Suit | None, int | None, str | None], ...]:
+        """What a coin too blurred to read its face is open between: every face of the suit its sure reading had,
+        on either side (the reading first; a value side printed in black, no suit, counts for every suit). The
+        gate doubts the face (a blurred numeral is a blob, and so is a symbol), and the side with it: in
+        bench_conditions' frames blurred 2 px a default arms 4 read surely as arms' suit side, three times. Its
+        colour held: over every coin the gate stopped in bench_states' blurred frames (blur 0.6-0.8 px: default 86
+        coins in 72 frames of seeds 163-338, bold 33 in 24 of seeds 191-303) and bench_conditions' blurred and 1
+        px/mm frames, the suit read was the truth's every time (states-16's handoff). Slides and Plans of Action,
+        whose coins lie suit side up, need only that; Roll Out the Barrels counts it. A reading with no suit (a
+        black numeral) names nothing: any coin could show it."""
+        if reading.suit is None:
+            return ()
+        faces = [k for k, (side, suit, _) in enumerate(self.labels)
+                 if side in ("value", "suit") and (suit == reading.suit or (side == "value" and suit is None))]
+        if (reading.side, reading.suit, reading.rank) in self.labels:
+            best = self.labels.index((reading.side, reading.suit, reading.rank))
+            faces = [best] + [k for k in faces if k != best]
+        return tuple((suit, rank, side) for side, suit, rank in (self.labels[k] for k in faces))
 
     def _suit_from_mark(self, reading: Reading) -> bool:
         """Whether a null reading's suit comes from a printed mark's colour (a dot, ring or slash in the suit's ink:

@@ -43,8 +43,10 @@ class DetectedPiece:
     well, when the reader narrowed it to a few (two or more) labels: each within the margin a sure reading needs
     of the best, and every other label of the set clearly below (a further margin as large); or, a coin not so
     narrowed, the labels within twice that margin when they all lie on one side (the other side far behind: the
-    side is known, not the face; at most eight, see ``vision.classify._one_side_could_be``). Empty when the
-    reader cannot narrow it: a hand or a die over it, glare, too blurred to read at all, no face matched well.
+    side is known, not the face; at most eight, see ``vision.classify._one_side_could_be``); or, a coin read surely
+    but far blurrier than the taught coins ("too blurred"), every face of the suit it read, on either side (its
+    colour holds where the side does not: ``vision.classify.CoinReader._blurred_could_be``). Empty when the
+    reader cannot narrow it: a hand or a die over it, glare, no face matched well, a blurred black numeral.
     Fields are as for a sure reading (a back: suit and rank None; a suit side: rank None). Measured by
     ``benchmarks/bench_detect.py`` (column "truth in could_be"): the truth is among them; a reader of a game may
     use it to narrow what a move did, never to take one of them as read.
