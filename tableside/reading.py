@@ -1369,29 +1369,33 @@ _ONE_OF_EACH_RULE = ("the maze is all 24 coins of one set, one of each suit and 
                      "too) leave only this value")
 
 
+#: The reason of a coin read surely but far blurrier than the taught coins: its ``could_be`` (every face of the suit
+#: read) holds its suit (``vision.classify.CoinReader._blurred_could_be``)
+_TOO_BLURRED = "too blurred"
+
+
 def _barrels_by_coin(layout: CoinGridLayout, values: list[int | None]) -> list[frozenset[int]] | None:
     """The values each barrel can have when the maze is one set's 24 coins, one of each (suit, value): a barrel
-    read (surely, or settled) is its value in the suit it shows (any suit where the value side prints none: classic
-    black numerals); a barrel not read one of its value-side readings (``could_be``) in their suits (a coin too
-    blurred to read its numeral still names its suit, see ``vision.classify.CoinReader._blurred_could_be``), any
-    coin where it named none, nothing was seen or the die hides it. None when the readings contradict the set (a
-    coin read twice): only the count of values narrows then."""
+    read surely is its value in the suit it shows (any suit where the value side prints none: classic black
+    numerals); a coin too blurred to read its numeral one of its suit's values (its colour holds where the
+    numeral does not: measured in states-16's handoff); any other barrel its value (settled, or any value) in any
+    suit: the suits a "face unclear" coin names are not trusted here (default barrels 128 b3, a glare-washed moons
+    2, named the 2 of suns, crowns and arms). None when the readings contradict the set: only the count of values
+    narrows then."""
     coins = [(suit, v) for suit in SUITS for v in range(6)]
     options = []
     for i, value in enumerate(values):
         fits = layout.cells.get((i % 4, i // 4))
         p = fits[0].piece if fits else None
-        if p is None:
-            options.append(frozenset(coins))
-            continue
-        if value is not None:
-            suits = {p.suit} if not p.uncertain and p.suit is not None else {
-                r[0] for r in (getattr(p, "could_be", None) or ()) if r[2] == "value" and r[1] == value}
-            options.append(frozenset((suit, value) for suit in (SUITS if not suits or None in suits else suits)))
-            continue
-        named = {(suit, r[1]) for r in (getattr(p, "could_be", None) or ()) if r[2] == "value" and r[1] is not None
-                 for suit in ((r[0],) if r[0] is not None else SUITS)}
-        options.append(frozenset(named or coins))
+        ranks = range(6) if value is None else (value,)
+        suits: set[Suit | None] = set()
+        if p is not None and not p.uncertain:
+            suits = {p.suit}
+        elif p is not None and p.reason == _TOO_BLURRED:
+            suits = {r[0] for r in (getattr(p, "could_be", None) or ())}
+        if not suits or None in suits:
+            suits = set(SUITS)
+        options.append(frozenset((suit, v) for suit in suits for v in ranks if suit is not None))
     possible = still_possible(options, {c: 1 for c in coins})
     if possible is None:
         return None
