@@ -32,7 +32,7 @@ from calibration.profile import COIN_ANGLES, COIN_CROP_MM, COIN_RINGS
 
 __all__ = ["INK_BLUR_MM", "ACHROMATIC_MAX", "MARK_COLOUR_PX_PER_MM", "ink_chroma", "achromatic_suits",
            "template_chroma", "frame_px_per_mm", "RimInk", "rim_ink", "suit_hues", "rim_suit",
-           "rim_contradicts", "rim_colour", "rim_face_level", "frame_rim_suits"]
+           "rim_contradicts", "rim_colour", "rim_face_colour", "rim_face_level", "grey_hue", "frame_rim_suits"]
 
 INK_BLUR_MM = 1.0  # the crop is blurred this much first: more than a 4:2:0 JPEG's colour planes at 1 px/mm
 # Ink whose colour over darkness (linear ratios, see ink_chroma) is at most this is black; more, coloured. Measured
@@ -327,12 +327,17 @@ def _nearest_suit(colour: np.ndarray, references: list[tuple[np.ndarray, object]
     return best
 
 
+def rim_face_colour(crop: np.ndarray) -> np.ndarray:
+    """A coin crop's face colour (BGR, the median) between the print and the rim (``FRAME_FACE_MM``)."""
+    x = np.asarray(crop, np.float64).reshape(crop.shape[0], crop.shape[1], -1)
+    r = _radius_mm(x.shape[0])
+    return np.median(x[(r >= FRAME_FACE_MM[0]) & (r < FRAME_FACE_MM[1])], axis=0)
+
+
 def rim_face_level(crop: np.ndarray) -> float:
     """The brightest channel (0-255) of a coin crop's face between the print and the rim (``FRAME_FACE_MM``, the
     median): above about 205 the camera's tone curve shrinks that channel's contrast (see RIM_FACE_MOST)."""
-    x = np.asarray(crop, np.float64).reshape(crop.shape[0], crop.shape[1], -1)
-    r = _radius_mm(x.shape[0])
-    return float(np.median(x[(r >= FRAME_FACE_MM[0]) & (r < FRAME_FACE_MM[1])], axis=0).max())
+    return float(rim_face_colour(crop).max())
 
 
 def _references_agree(references: list[tuple[np.ndarray, object]], suits: frozenset) -> bool:
@@ -345,7 +350,8 @@ def _references_agree(references: list[tuple[np.ndarray, object]], suits: frozen
 
 
 def frame_rim_suits(nulls: list[np.ndarray], references: list[tuple[np.ndarray, object]], suits: frozenset,
-                    held: frozenset = frozenset(), faces: list[float] | None = None) -> list:
+                    held: frozenset = frozenset(), faces: list[float] | None = None,
+                    face_colours: list[np.ndarray] | None = None, achromatic: frozenset = frozenset()) -> list:
     """The suit of each blank null (``nulls``: :func:`rim_colour` of each) read from the rims of the coins read
     surely in the same frame (``references``: (rim_colour, suit)), among ``suits``, or None where unsure. Nothing is
     read unless every reference, left out in turn, is read in its own suit or not at all by the others (the frame's
@@ -358,6 +364,9 @@ def frame_rim_suits(nulls: list[np.ndarray], references: list[tuple[np.ndarray, 
     measured on bench_detect's default frames at offsets 0-60 (/tmp/nulls14/t4.py), 15 -> 19 nulls right, 0 wrong,
     and 0 wrong still with 2.0 spreads within or 1.5 apart.
 
+    A null not named so is named by its hue where it clearly shows a coloured suit's (see :func:`_hue_suit`;
+    ``face_colours``: :func:`rim_face_colour` of each null, ``achromatic``: the suits printed in black ink).
+
     Last, where as many nulls are left unnamed as suits are left, those nulls ARE those suits' (see
     :func:`_named_by_elimination`; ``faces``: :func:`rim_face_level` of each null)."""
     suits = frozenset(suits)
@@ -366,10 +375,14 @@ def frame_rim_suits(nulls: list[np.ndarray], references: list[tuple[np.ndarray, 
     agree = _references_agree(references, suits)
     named: list = [None] * len(nulls)
     taken = set(held)
+    hues = _HueFrame.of(references, suits, achromatic) if agree and face_colours is not None else None
     while agree:
         left = suits - taken
         read = [_nearest_suit(colour, references, suits, left) if named[i] is None else None
                 for i, colour in enumerate(nulls)]
+        if hues is not None:
+            read = [suit if suit is not None or named[i] is not None else hues.suit(nulls[i], face_colours[i], left)
+                    for i, suit in enumerate(read)]
         new = [(i, s) for i, s in enumerate(read) if s is not None and read.count(s) == 1]
         if not new:
             break
@@ -423,3 +436,90 @@ def _named_by_elimination(nulls: list[np.ndarray], named: list, references: list
     for a, i in enumerate(todo):
         out[i] = left[options[0][1][a]]
     return out
+
+
+# A blank null's rim by its hue. rim_colour measured from the frame's black suit's centre points the way of the rim's
+# ink, shortened on a blank null: its suit's references are read through their numerals' and symbols' ink beside
+# the rim, a blank null's through more of the coin's shadow and the table beyond its edge. That shadow is a
+# colourless darkening, and against the cream face a colourless darkening points blue (grey_hue): a black null's rim
+# lies up to 0.10 from its suit's centre that way (held-out coin grid 1104), as far as the faintest blue (arms)
+# nulls' (0.04-0.08). No rim is read by its hue that way. A null is read in a coloured suit where its colour is
+# clearly coloured (FRAME_HUE_LEAST of the black suit's spreads from its centre), points within FRAME_HUE_WITHIN
+# degrees of that suit's centre, FRAME_HUE_APART degrees nearer to it than to any other coloured suit's and to
+# grey_hue, and the frame's references show each coloured suit's hue: its centre FRAME_HUE_SUIT_LEAST of the black
+# spreads out, and at most FRAME_HUE_ASTRAY of its references fainter than FRAME_HUE_LEAST or more than
+# FRAME_HUE_REF_WITHIN degrees off. Not where the null's face is in the highlight shoulder (FRAME_ORDER_FACE_MOST:
+# in the brightest frames an arms rim at 1005 pointed the suns' way).
+# Measured on bench_detect's default coin-grid and tile-backs frames, every sure coin cropped as the detector does
+# (/tmp/nulls-16/an/h2.py; nulls-15's captures): real nulls read by their hue at offsets 0-60 12 right (6 not read
+# by the rule above), 80-120 7 right (3), none wrong; each suited coin left out in turn and read so, 104 right at
+# 0-60 and 59 at 80-120, none wrong. 30 degrees within (20 apart) read a crowns 3 of coin grid 1001 as arms.
+FRAME_HUE_LEAST = 2.0  # the null's colour this many of the black suit's spreads from its centre at least
+FRAME_HUE_WITHIN = 20.0  # degrees: the null's colour's direction from the black centre within this of its suit's ...
+FRAME_HUE_APART = 45.0  # ... and this much nearer to it than to every other coloured suit's and to grey_hue
+FRAME_HUE_SUIT_LEAST = 3.0  # a coloured suit's centre this many of the black suit's spreads from the black centre
+FRAME_HUE_REF_WITHIN = 45.0  # a coloured suit's reference more than this many degrees off its centre's is astray
+FRAME_HUE_ASTRAY = 1.0 / 3.0  # the share of a coloured suit's references that may be astray
+
+
+def _deg(vector: np.ndarray) -> float:
+    return float(np.degrees(np.arctan2(vector[1], vector[0])))
+
+
+def _deg_apart(a: float, b: float) -> float:
+    return abs((a - b + 180.0) % 360.0 - 180.0)
+
+
+def grey_hue(face: np.ndarray) -> float:
+    """The direction (degrees in rim_colour's plane) a colourless darkening (a shadow, a grey table) mixed into a
+    face of colour ``face`` (BGR) points: each channel's ratio to the face falls as one over the face's channel, so
+    the face's tint inverted (blue on a cream face)."""
+    return _deg(_CHROMA_AXES @ (1.0 / np.maximum(np.asarray(face, np.float64), 1.0)))
+
+
+@dataclass(frozen=True)
+class _HueFrame:
+    """A frame's references seen as hues around its black suit's centre (see the constants above)."""
+
+    black: np.ndarray  # the black suit's centre
+    least: float  # FRAME_HUE_LEAST of the black suit's spreads
+    hues: dict  # coloured suit -> its centre's direction (degrees)
+
+    @staticmethod
+    def of(references: list[tuple[np.ndarray, object]], suits: frozenset, achromatic: frozenset):
+        """The frame's hues, or None where they do not show every coloured suit's (or no single black suit)."""
+        black = [suit for suit in suits if suit in achromatic]
+        centres = _suit_centres(references, suits)
+        if len(black) != 1 or centres is None:
+            return None
+        origin, spread = centres[black[0]]
+        least = FRAME_HUE_LEAST * spread
+        hues = {}
+        for suit in suits - {black[0]}:
+            direction = centres[suit][0] - origin
+            if float(np.linalg.norm(direction)) < FRAME_HUE_SUIT_LEAST * spread:
+                return None
+            hue = _deg(direction)
+            own = [colour - origin for colour, of in references if of == suit]
+            astray = sum(float(np.linalg.norm(c)) < least or _deg_apart(_deg(c), hue) > FRAME_HUE_REF_WITHIN
+                         for c in own)
+            if astray > FRAME_HUE_ASTRAY * len(own):
+                return None
+            hues[suit] = hue
+        return _HueFrame(origin, least, hues)
+
+    def suit(self, colour: np.ndarray, face: np.ndarray, among: frozenset):
+        """The coloured suit among ``among`` whose hue a null's rim (``colour``, its face ``face``) clearly shows,
+        or None."""
+        if float(np.max(face)) > FRAME_ORDER_FACE_MOST:
+            return None
+        offset = colour - self.black
+        if float(np.linalg.norm(offset)) < self.least:
+            return None
+        hue = _deg(offset)
+        apart = {suit: _deg_apart(hue, h) for suit, h in self.hues.items()}
+        best = min(apart, key=apart.get)
+        if best not in among or apart[best] > FRAME_HUE_WITHIN:
+            return None
+        others = [a for suit, a in apart.items() if suit != best] + [_deg_apart(hue, grey_hue(face))]
+        return best if min(others) >= apart[best] + FRAME_HUE_APART else None

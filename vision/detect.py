@@ -58,7 +58,14 @@ from calibration.teach import (
 )
 from rules.pieces import COIN_MM, TILE_MM, Kind
 from vision.classify import COVER_LOOK_MIN_SCORE, SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, TileReader
-from vision.coin_ink import MARK_COLOUR_PX_PER_MM, frame_px_per_mm, frame_rim_suits, rim_colour, rim_face_level
+from vision.coin_ink import (
+    MARK_COLOUR_PX_PER_MM,
+    frame_px_per_mm,
+    frame_rim_suits,
+    rim_colour,
+    rim_face_colour,
+    rim_face_level,
+)
 from vision.coins import fit_coins
 from vision.crops import HalfFrame, oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
@@ -1278,9 +1285,10 @@ class Detector:
         suits = frozenset(reader.labels[i][1] for i in reader.blank) - {None}
         held = frozenset(c.suit for c in coins if not c.uncertain and c.side == "value" and c.rank == 0
                          and c.suit is not None)  # these suits' nulls are known: a set has one of each
+        faces = [rim_face_colour(crop) for crop in crops[: len(nulls)]]
         named = frame_rim_suits(colours[: len(nulls)], [(colours[len(nulls) + i], coins[k].suit)
                                                         for i, k in enumerate(refs)], suits, held,
-                                [rim_face_level(crop) for crop in crops[: len(nulls)]])
+                                [float(face.max()) for face in faces], faces, reader.achromatic)
         out = list(coins)
         for k, suit in zip(nulls, named, strict=True):
             if suit is not None:
