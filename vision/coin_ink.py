@@ -451,10 +451,12 @@ def _named_by_elimination(nulls: list[np.ndarray], named: list, references: list
 # FRAME_HUE_REF_WITHIN degrees off. Not where the null's face is in the highlight shoulder (FRAME_ORDER_FACE_MOST:
 # in the brightest frames an arms rim at 1005 pointed the suns' way).
 # Measured on bench_detect's default coin-grid and tile-backs frames, every sure coin cropped as the detector does
-# (/tmp/nulls-16/an/h2.py; nulls-15's captures): real nulls read by their hue at offsets 0-60 12 right (6 not read
-# by the rule above), 80-120 7 right (3), none wrong; each suited coin left out in turn and read so, 104 right at
-# 0-60 and 59 at 80-120, none wrong. 30 degrees within (20 apart) read a crowns 3 of coin grid 1001 as arms.
-FRAME_HUE_LEAST = 2.0  # the null's colour this many of the black suit's spreads from its centre at least
+# (nulls-15's captures, /tmp/nulls-16/an/h4.py): real nulls at offsets 0-60 23 -> 27 right, at 80-120 8 -> 10, none
+# wrong; suited coins left out in turn and read as nulls 138 -> 175 right at 0-60 and 60 -> 86 at 80-120, and in
+# groups of distinct suits 4,700 and 3,000 times, with no wrong reading added to the rule above's (1084, 1122 at
+# 80-120). At 2.0 spreads a suit-side arms coin of held-out coin grid 1083 (0.07 out at -63 degrees) was read as
+# suns; 30 degrees within (20 apart) read a crowns 3 of coin grid 1001 as arms.
+FRAME_HUE_LEAST = 2.5  # the null's colour this many of the black suit's spreads from its centre at least
 FRAME_HUE_WITHIN = 20.0  # degrees: the null's colour's direction from the black centre within this of its suit's ...
 FRAME_HUE_APART = 45.0  # ... and this much nearer to it than to every other coloured suit's and to grey_hue
 FRAME_HUE_SUIT_LEAST = 3.0  # a coloured suit's centre this many of the black suit's spreads from the black centre
