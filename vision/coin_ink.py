@@ -448,20 +448,26 @@ def _named_by_elimination(nulls: list[np.ndarray], named: list, references: list
 # degrees of that suit's centre, FRAME_HUE_APART degrees nearer to it than to any other coloured suit's and to
 # grey_hue, and the frame's references show each coloured suit's hue: its centre FRAME_HUE_SUIT_LEAST of the black
 # spreads out, and at most FRAME_HUE_ASTRAY of its references fainter than FRAME_HUE_LEAST or more than
-# FRAME_HUE_REF_WITHIN degrees off. Not where the null's face is in the highlight shoulder (FRAME_ORDER_FACE_MOST:
-# in the brightest frames an arms rim at 1005 pointed the suns' way).
+# FRAME_HUE_REF_WITHIN degrees off. A coloured suit whose references do not show its hue so is one whose ink looks
+# grey in the frame's light (the blue arms' in most frames where one does not): where its centre still points within
+# FRAME_HUE_GREY_WITHIN degrees of grey_hue, its nulls lie the grey way too, where nothing is read, and the other
+# suits' nulls are read (its centre's direction one more to be FRAME_HUE_APART nearer than); elsewhere nothing is.
+# Not where the null's face is in the highlight shoulder (FRAME_ORDER_FACE_MOST: in the brightest frames an arms
+# rim at 1005 pointed the suns' way, its suit's centre 170 degrees from grey_hue).
 # Measured on bench_detect's default coin-grid and tile-backs frames, every sure coin cropped as the detector does
-# (nulls-15's captures, /tmp/nulls-16/an/h4.py): real nulls at offsets 0-60 23 -> 27 right, at 80-120 8 -> 10, none
-# wrong; suited coins left out in turn and read as nulls 138 -> 175 right at 0-60 and 60 -> 86 at 80-120, and in
-# groups of distinct suits 4,700 and 3,000 times, with no wrong reading added to the rule above's (1084, 1122 at
-# 80-120). At 2.0 spreads a suit-side arms coin of held-out coin grid 1083 (0.07 out at -63 degrees) was read as
-# suns; 30 degrees within (20 apart) read a crowns 3 of coin grid 1001 as arms.
+# (nulls-15's captures, /tmp/nulls-16/an/h4.py): real nulls at offsets 0-60 23 -> 28 right, at 80-120 8 -> 12, none
+# wrong (a grey-looking suit's frames: 1023, 1100, 1122's suns, suns and crowns nulls); suited coins left out in turn
+# and read as nulls 138 -> 182 right at 0-60 and 60 -> 93 at 80-120, and in groups of distinct suits 4,700 and 3,000
+# times, with no wrong reading added to the rule above's (1083, 1084, 1122 at 80-120). At 2.0 spreads a suit-side
+# arms coin of held-out coin grid 1083 (0.07 out at -63 degrees) was read as suns; 30 degrees within (20 apart) read a
+# crowns 3 of coin grid 1001 as arms.
 FRAME_HUE_LEAST = 2.5  # the null's colour this many of the black suit's spreads from its centre at least
 FRAME_HUE_WITHIN = 20.0  # degrees: the null's colour's direction from the black centre within this of its suit's ...
 FRAME_HUE_APART = 45.0  # ... and this much nearer to it than to every other coloured suit's and to grey_hue
 FRAME_HUE_SUIT_LEAST = 3.0  # a coloured suit's centre this many of the black suit's spreads from the black centre
 FRAME_HUE_REF_WITHIN = 45.0  # a coloured suit's reference more than this many degrees off its centre's is astray
 FRAME_HUE_ASTRAY = 1.0 / 3.0  # the share of a coloured suit's references that may be astray
+FRAME_HUE_GREY_WITHIN = 45.0  # degrees: a suit whose references show no hue, its centre this near grey_hue: grey ink
 
 
 def _deg(vector: np.ndarray) -> float:
@@ -485,43 +491,48 @@ class _HueFrame:
 
     black: np.ndarray  # the black suit's centre
     least: float  # FRAME_HUE_LEAST of the black suit's spreads
-    hues: dict  # coloured suit -> its centre's direction (degrees)
+    hues: dict  # coloured suit whose references show its hue -> its centre's direction (degrees)
+    greyish: dict  # coloured suit whose references do not -> its centre's direction (degrees)
 
     @staticmethod
     def of(references: list[tuple[np.ndarray, object]], suits: frozenset, achromatic: frozenset):
-        """The frame's hues, or None where they do not show every coloured suit's (or no single black suit)."""
+        """The frame's hues, or None where there is no single black suit or its references are too few."""
         black = [suit for suit in suits if suit in achromatic]
         centres = _suit_centres(references, suits)
         if len(black) != 1 or centres is None:
             return None
         origin, spread = centres[black[0]]
         least = FRAME_HUE_LEAST * spread
-        hues = {}
+        hues, greyish = {}, {}
         for suit in suits - {black[0]}:
             direction = centres[suit][0] - origin
-            if float(np.linalg.norm(direction)) < FRAME_HUE_SUIT_LEAST * spread:
-                return None
             hue = _deg(direction)
             own = [colour - origin for colour, of in references if of == suit]
             astray = sum(float(np.linalg.norm(c)) < least or _deg_apart(_deg(c), hue) > FRAME_HUE_REF_WITHIN
                          for c in own)
-            if astray > FRAME_HUE_ASTRAY * len(own):
-                return None
-            hues[suit] = hue
-        return _HueFrame(origin, least, hues)
+            shows = float(np.linalg.norm(direction)) >= FRAME_HUE_SUIT_LEAST * spread
+            if shows and astray <= FRAME_HUE_ASTRAY * len(own):
+                hues[suit] = hue
+            else:
+                greyish[suit] = hue
+        return _HueFrame(origin, least, hues, greyish)
 
     def suit(self, colour: np.ndarray, face: np.ndarray, among: frozenset):
         """The coloured suit among ``among`` whose hue a null's rim (``colour``, its face ``face``) clearly shows,
         or None."""
-        if float(np.max(face)) > FRAME_ORDER_FACE_MOST:
+        if float(np.max(face)) > FRAME_ORDER_FACE_MOST or not self.hues:
             return None
         offset = colour - self.black
         if float(np.linalg.norm(offset)) < self.least:
             return None
+        grey = grey_hue(face)
+        if any(_deg_apart(h, grey) > FRAME_HUE_GREY_WITHIN for h in self.greyish.values()):
+            return None  # a suit whose rims show no hue, and not as grey ink: its nulls may point anywhere
         hue = _deg(offset)
         apart = {suit: _deg_apart(hue, h) for suit, h in self.hues.items()}
         best = min(apart, key=apart.get)
         if best not in among or apart[best] > FRAME_HUE_WITHIN:
             return None
-        others = [a for suit, a in apart.items() if suit != best] + [_deg_apart(hue, grey_hue(face))]
+        others = [a for suit, a in apart.items() if suit != best] + [_deg_apart(hue, grey)]
+        others += [_deg_apart(hue, h) for h in self.greyish.values()]
         return best if min(others) >= apart[best] + FRAME_HUE_APART else None

@@ -74,7 +74,8 @@ def test_no_null_is_read_by_its_hue_the_way_a_colourless_darkening_points():
 
 def test_a_frame_whose_references_show_no_clear_hue_reads_no_null_by_it():
     """The crowns' rims 0.08 from the black suit's centre (less than three of its spreads: as in the brightest
-    frames, where a coloured rim looks grey): the frame's hues are not read. No black suit: nothing either."""
+    frames, where a coloured rim looks grey) and pointing their own way, not grey_hue's: the frame's hues are not
+    read. No black suit: nothing either."""
     greyish = [(c, s) for c, s in REFS if s != "crowns"] + [
         (c, "crowns") for c in _square(tuple(_towards(120.0, 0.08)))]
     beyond_crowns = _towards(118.0, 0.2)
@@ -82,6 +83,21 @@ def test_a_frame_whose_references_show_no_clear_hue_reads_no_null_by_it():
     assert frame_rim_suits([beyond_crowns], greyish, SUITS, face_colours=[CREAM], achromatic=BLACK) == [None]
     faint_crowns = _towards(118.0, 0.1)
     assert frame_rim_suits([faint_crowns], REFS, SUITS, face_colours=[CREAM], achromatic=frozenset()) == [None]
+
+
+def test_a_suit_whose_rims_look_grey_leaves_the_other_suits_nulls_read():
+    """The arms' rims 0.05 from the black suit's centre (less than three of its spreads: they show no hue) but
+    pointing 50 degrees, the way a colourless darkening points on the cream face: the arms' ink looks grey, and so
+    will its null, where nothing is read. A crowns null is still read by its hue. Where the arms' faint rims point
+    elsewhere (-150 degrees), the arms' null might too: nothing is read."""
+    def with_faint_arms(degrees):
+        return [(c, s) for c, s in REFS if s != "arms"] + [(c, "arms") for c in _square(tuple(_towards(degrees, 0.05)))]
+
+    faint_crowns = _towards(118.0, 0.1)
+    assert frame_rim_suits([faint_crowns], with_faint_arms(50.0), SUITS, face_colours=[CREAM],
+                           achromatic=BLACK) == ["crowns"]
+    assert frame_rim_suits([faint_crowns], with_faint_arms(-150.0), SUITS, face_colours=[CREAM],
+                           achromatic=BLACK) == [None]
 
 
 @pytest.mark.parametrize("seed", [1020, 1042])
@@ -93,3 +109,12 @@ def test_blank_nulls_short_of_their_suits_rims_are_read_by_hue(seed):
     assert len(nulls_read) >= 3
     for truth_suit, read_suit in nulls_read:
         assert read_suit == truth_suit, nulls_read
+
+
+def test_a_frame_whose_blue_rims_look_grey_reads_its_suns_null_by_hue():
+    """bench_detect's default coin grid 1023: two of its five arms coins' rims show no colour (0.02 and 0.04 from the
+    black suit's centre), the arms' centre pointing grey_hue's way. Its suns null (a third of the way out to the
+    suns' centre) is read by its hue; nothing in a wrong suit."""
+    nulls_read = dict(_default_grid_nulls(1023))
+    assert nulls_read["suns"] == "suns"
+    assert all(read in (None, truth) for truth, read in nulls_read.items()), nulls_read
