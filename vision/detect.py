@@ -58,14 +58,7 @@ from calibration.teach import (
 )
 from rules.pieces import COIN_MM, TILE_MM, Kind
 from vision.classify import COVER_LOOK_MIN_SCORE, SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, TileReader
-from vision.coin_ink import (
-    MARK_COLOUR_PX_PER_MM,
-    frame_px_per_mm,
-    frame_rim_suits,
-    rim_colour,
-    rim_face_colour,
-    rim_face_level,
-)
+from vision.coin_ink import MARK_COLOUR_PX_PER_MM, frame_px_per_mm, frame_rim_suits, rim_colour, rim_face_colour
 from vision.coins import fit_coins
 from vision.crops import HalfFrame, oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
