@@ -9,18 +9,20 @@ scale and the suit sides'), and :class:`TwinSizes` fits it to an unclear coin
 The position of the coin's scale between the taught two, ``q = (scale - ace) / (suit - ace)``, decides, with an
 "unclear" band between:
 
-* measured on the bench's judged twin crops (classic and bold coin grids 1000-1005 and tile backs 1100-1105, and
-  held out 1020-1029 / 1120-1129, and Easy Slider boards 500-511; 335 crops, suns aside): per suit the aces fit
-  at median q -0.15 to 0.39, the suit sides at 0.63 to 0.94, with a spread (sd) of about 0.1 (d' 4.9-10.4), but
-  classic crowns spread 0.26 (d' 1.6-2.7: the crown's thin points fit loosely, residual 0.04 against 0.02-0.03).
-  Game suit sides fit below teach's (median q 0.7-0.9, not 1): the renderer draws a symbol a whole number of
-  texture pixels wide, and its game frames use 4 px/mm textures (ace/suit side 48/50 = 0.96 of each other)
-  where the teach photos use 3 px/mm (36/38 = 0.947).
-* so a twin is read as its suit side from ``MIDDLE`` + h, as its ace up to ``MIDDLE`` - h, where h is how
-  unsteadily teach's augmented copies of that suit fitted (``unsteady``, the sd of q: 0.235-0.31, classic crowns
-  0.45), at least ``_LEAST_HALF_BAND``; between, it stays unclear naming both. On the bench's crops every suit
-  side lies over 4 of its suit's sds from its ace threshold and every ace as far from its suit-side threshold
-  (classic crowns: 0.0 and 0.9, where its extremes lie, 0.16 and 0.56).
+* measured on the twins of bench_detect's four offsets (classic and bold Easy Slider boards, coin grids and tile
+  backs; 806 crops, the renderer drawing symbols at their exact size): per suit the aces fit at median
+  q -0.12 to 0.15, the suit sides at 0.93 to 1.15, with a spread (sd) of 0.03-0.13 (moons, arms; bold crowns),
+  but classic crowns at 0.34 and 1.19, sd 0.2 (the crown's thin points fit loosely: the blur it fits trades
+  against its size), and the suns anywhere (their thin rays). (While the renderer drew symbols a whole number of
+  texture pixels wide, game suit sides fitted below teach's, median q 0.7-0.9: ace/suit side 0.96 at the game
+  frames' 4 px/mm textures, 0.947 at the teach photos' 3 px/mm.)
+* so a twin is read as its suit side from ``MIDDLE`` + h, as its ace up to ``MIDDLE`` - h, where h is half of how
+  unsteadily teach's augmented copies of that suit fitted (``unsteady``, the sd of q: 0.21-0.34), at least
+  ``_LEAST_HALF_BAND``; between, it stays unclear naming both. A suit fitted more unsteadily than
+  ``_MOST_UNSTEADY`` is not read by size (the suns; classic crowns, taught at 1.85). On the bench's crops every
+  suit side fitted lies 0.36 or more above its ace threshold (over 3 of its suit's sds) and every sharp ace
+  0.36 or more below its suit-side threshold (a blurred one, Easy Slider bold 540 at q 1.1, stays unclear by the
+  sharpness gate: :meth:`vision.classify.CoinReader._by_size`).
 * the fit must explain the crop (``residual``) and find the symbol near the crop's middle (``shift``), else the
   coin stays unclear (a hand over it, a coin half off its crop).
 
@@ -52,13 +54,24 @@ READ_BY_SIZE = True
 # was measured on frames of 1.5-1.8 px/mm, and at 1 px/mm (an 820x616 preview stream) classic crowns suit
 # sides fitted as aces (bench_conditions --coin-grids 6: 3 read surely and wrongly)
 SIZE_FROM_PX_PER_MM = 1.4
-# The middle of the band left unclear (q): midway between where the bench's aces (median 0.1) and suit sides (0.8)
-# fit; its half-width is the suit's taught ``unsteady``, at least _LEAST_HALF_BAND (see above)
-MIDDLE = 0.45
+# The middle of the band left unclear (q): midway between the taught ace (0) and suit side (1). It was 0.45 while the
+# renderer drew game frames' symbols at 4 px/mm textures (ace/suit side 0.96) and teach photos' at 3 px/mm (0.947):
+# game suit sides fitted below teach's. Drawn at their exact size (0.945-0.95 at every density), the bench's game
+# twins fit about where teach's do (see above: the aces' median q -0.12 to 0.15, the suit sides' 0.93 to 1.15).
+# Its half-width is half the suit's taught ``unsteady``, at least _LEAST_HALF_BAND: teach's augmented copies
+# (moved, turned, blurred, lit otherwise) spread 2-3 times wider than the game frames do (unsteady 0.21-0.34; the
+# bench's twins of one suit and side: sd of q 0.03-0.13). With the whole unsteady as half band
+# the classic arms aces (q -0.09 to 0.34) were read only up to 0.11 and 37 of 68 stayed unclear; the suit sides
+# lie from 0.66 (classic moons) up, 0.36 or more above the band's lower edge 0.3.
+MIDDLE = 0.5
 _LEAST_HALF_BAND = 0.2
+_UNSTEADY_SHARE = 0.5
 # A twin read surely as its suit side by the polar features must fit from SUIT_DOWN_TO up (see above)
 SUIT_DOWN_TO = 0.4
-_MOST_RESIDUAL = 0.05  # the fit explaining all but this share of the crop's ink ...
+# the fit explaining all but this share of the crop's ink ... (0.05 left the sharpest bold arms suit sides unclear,
+# fitted at blur 0 and residual 0.050-0.061: crops sharper than teach's photo, the taught symbol's blur; a twin
+# suit's 0, 2 and 4 fit its symbol at 0.14 or more)
+_MOST_RESIDUAL = 0.065
 _MOST_SHIFT_MM = 1.5  # ... with the symbol this near the crop's middle
 _LEAST_GAP = 0.03  # teach's ace and suit side must differ by this much in scale for the size to tell them apart,
 # and their sizes fit steadily in teach's augmented copies (``unsteady``, the standard deviation of q: classic and
@@ -155,7 +168,7 @@ class TwinSizes:
                 # teach could not tell its own twins apart by size, or not steadily (a profile taught before the
                 # size's fit had its tone term has no "unsteady": its scales are another fit's, left unused)
                 continue
-            half_band = max(_LEAST_HALF_BAND, float(entry["unsteady"]))
+            half_band = max(_LEAST_HALF_BAND, _UNSTEADY_SHARE * float(entry["unsteady"]))
             self.suits[Suit(name)] = (self.symbols[Suit(name)], ace, suit, half_band)
         # verdicts by crop: a coin read unclear is read again at its best windows, often the same crop (a fit is
         # 25-40 ms on an idle core)
