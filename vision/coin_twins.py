@@ -73,6 +73,11 @@ SUIT_DOWN_TO = 0.4
 # suit's 0, 2 and 4 fit its symbol at 0.14 or more)
 _MOST_RESIDUAL = 0.065
 _MOST_SHIFT_MM = 1.5  # ... with the symbol this near the crop's middle
+# ... and blurred by the fit this much at most: blur trades against size, most beyond it (a classic moons ace of coin
+# grid 1087, blurred 0.8 mm, fitted q 0.77 at residual 0.054 and was read as its suit side; bold Easy Slider 540's
+# arms ace, 0.79 mm, fitted q 1.1; 510 and 511's, 0.78-0.81 mm, -0.4 and -0.5, the bench's farthest off their
+# side's size). The bench's twins of the suits read by size fit 0.7 mm or less but 7 of 535.
+_MOST_BLUR_MM = 0.7
 _LEAST_GAP = 0.03  # teach's ace and suit side must differ by this much in scale for the size to tell them apart,
 # and their sizes fit steadily in teach's augmented copies (``unsteady``, the standard deviation of q: classic and
 # bold suns 1.1-3.5, whose game twins overlapped; the other suits 0.08-0.37)
@@ -151,7 +156,7 @@ class TwinVerdict:
     def fitted(self) -> bool:
         """Whether the symbol was fitted well enough for its size to say anything (wherever it lies)."""
         return self.reason in ("as large as the suit side", "as small as the ace", "size unclear",
-                               "symbol off the middle")
+                               "symbol off the middle", "symbol blurred")
 
 
 class TwinSizes:
@@ -217,6 +222,8 @@ class TwinSizes:
             reason = "symbol not fitted"
         elif max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) > _MOST_SHIFT_MM:
             reason = "symbol off the middle"
+        elif fit.sigma_mm > _MOST_BLUR_MM:
+            reason = "symbol blurred"
         elif q >= suit_from:
             side, beyond, reason = "suit", q - suit_from, "as large as the suit side"
         elif q <= ace_to:
