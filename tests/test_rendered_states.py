@@ -114,7 +114,7 @@ def test_a_block_with_one_back_read_is_fitted_from_its_coins(capsys):
     assert json.loads(out)["text"] == case.text
 
 
-@pytest.mark.parametrize("edition,seed", [("classic", 81), ("bold", 83)])
+@pytest.mark.parametrize("edition,seed", [("classic", 81), ("bold", 100)])
 def test_face_down_coins_with_unclear_faces_still_place_the_coin_grid(edition, seed):
     """Whack-a-Dummy: most face-down coins are read "face unclear" (classic: suit side or value-side ace, listed
     in could_be; bold: not narrowed at all); they are coins all the same, and the 4x6 grid is fitted to them too
