@@ -582,6 +582,9 @@ class Detector:
         proposed: list[np.ndarray] = []
         drifted: list[_Pose] = []
         unread_places: list[tuple[_Pose, tuple[float, float, float, float]]] = []
+        # places proposed without a usable outline that read as nothing: looked around for a corner only (see
+        # _refit_around_corner; _refit_around keeps to places with an outline, as it also keeps unclear faces)
+        outline_less: list[tuple[_Pose, tuple[float, float, float, float]]] = []
         lattice: list[_TileFinding] = []
         for _round in range(10):  # lattice completion: grids grow from the tiles found into faint-edged ones
             tiles = _best_tiles(findings)
@@ -609,6 +612,8 @@ class Detector:
             unread_places += [(poses[k], refits[k][1].support) for k, f in zip(kept, read, strict=True)
                               if f.reading.status == "none" and _outline_usable(refits[k][1].support)
                               and np.hypot(*(poses[k].centre - proposals[k, :2])) <= _REFIT_DRIFT_MM]
+            outline_less += [(poses[k], (0.0, 0.0, 0.0, 0.0)) for k, f in zip(kept, read, strict=True)
+                             if f.reading.status == "none" and not _outline_usable(refits[k][1].support)]
         # a set holds one tile of each face: where every face is read surely once already, no other tile of the
         # set lies on the table, and the looks for more tiles are not made (any tile they found would read as a
         # face read already, and one of the two would be doubted: see _doubt_faces_read_twice). On a full Easy
@@ -621,7 +626,7 @@ class Detector:
             findings += self._turn_lattice_to_grid(image, shapes, lattice, findings)
             findings += self._read_drifted(image, drifted, findings)
             second = self._refit_around(image, shapes, unread_places, findings)
-            second += self._refit_around_corner(image, shapes, unread_places, findings + second)
+            second += self._refit_around_corner(image, shapes, unread_places + outline_less, findings + second)
             findings += second
         best = _best_tiles(findings)
         if not complete:
@@ -786,13 +791,16 @@ class Detector:
     def _refit_around_corner(self, image: np.ndarray, shapes: Shapes,
                              places: list[tuple[_Pose, tuple[float, float, float, float]]],
                              findings: list[_TileFinding]) -> list[_TileFinding]:
-        """Lattice places that read as nothing and whose outline shows a side hardly at all, fitted again from the
-        four starts of :meth:`_refit_around`: outlines found there that are usable (a corner or three sides show,
-        :func:`_outline_usable`) but not all four sides half or more, on no tile read, read searched, kept only
-        where they read surely. A tile turned 3 degrees off its neighbours in a grid with uneven gaps shows two of
-        its sides faintly (Easy Slider board 567, default and hand-made: the moons null 8 mm off the lattice's
-        place, refitted 2 mm off it with support (0.29, 1.0, 0.57, 0.14), reads surely there; the place itself
-        reads nothing). :meth:`_refit_around` keeps complete outlines only, as it also keeps unclear faces."""
+        """Lattice places that read as nothing and whose outline shows a side hardly at all (or that had no usable
+        outline: support 0 given), fitted again from the four starts of :meth:`_refit_around`: outlines found
+        there that are usable (a corner or three sides show, :func:`_outline_usable`) but not all four sides half
+        or more, on no tile read, read searched, kept only where they read surely. A tile turned 3 degrees off its
+        neighbours in a grid with uneven gaps shows two of its sides faintly (Easy Slider board 567, default and
+        hand-made: the moons null 8 mm off the lattice's place, refitted 2 mm off it with support (0.29, 1.0,
+        0.57, 0.14), reads surely there; the place itself reads nothing; rendered with exact-size symbols, the
+        place's own fit took a gap's edge, (1.0, 0, 0, 0.14), no usable outline, and it was looked around only
+        since outline-less places are). :meth:`_refit_around` keeps complete outlines only, as it also keeps
+        unclear faces."""
         read = _read_centres(findings)
         places = [place for place, support in places if min(support) < 0.5]
         places = [place for place, ok in zip(places, _far_from([p.centre for p in places], read, 0.6 * TILE_MM),

@@ -43,7 +43,8 @@ def test_a_turned_tile_off_the_lattice_and_a_coin_between_markers_are_read():
       lattice's place lies 8 mm off it and reads nothing; of the outlines fitted again from around the place, the
       fullest lies 7 mm off the other way and reads nothing too, while the one 2 mm off the tile, which shows only
       a corner (support 0.29, 1.0, 0.57, 0.14), was dropped for not showing all four sides. It is read now (and
-      kept only where it reads surely);
+      kept only where it reads surely); rendered with exact-size symbols the place's own fit takes a gap's edge
+      (support 1.0, 0, 0, 0.14: no usable outline), and places without one are looked around for a corner too;
     - the arms ace coin above column 1, between two markers, whose faint peak lies 4 mm off it (as in seed 542).
 
     Nothing is missed, read wrong or found where no piece lies."""
