@@ -42,7 +42,6 @@ SEEDS["catwalk"] = dict(zip(EDITIONS, (8, 0, 12, 3), strict=True))
 ABSTAINS: dict[tuple[str, str], str] = {
     ("whack-a-dummy", "classic"): "a face-down coin where --grid has an ace (c3): its suit side or its value-side "
                                   "ace, both possible",
-    ("whack-a-dummy", "hand-made"): "a dummy's face unclear (a6), not narrowed",
     ("whack-a-dummy", "bold"): "a dummy where --grid has an ace (b5): the ace, suns' suit side or the null, all "
                                "possible",
     # Trampo-Land laid from one set (the set-aside suit's coins and the nulls as kids): measured on the new frames
@@ -56,9 +55,7 @@ SCORE_ABSTAINS: dict[tuple[str, str], str] = {("trampo-land", "default"): "tramp
 
 #: (Done-check case of test_reading.DONE_CASES, edition) -> why the verdict is "unsure" where the truth is
 #: known (never a wrong verdict).
-DONE_ABSTAINS: dict[tuple[str, str], str] = {
-    ("solved", "bold"): "the coins above columns 3-5 not read surely (nor a pawn for them)",
-}
+DONE_ABSTAINS: dict[tuple[str, str], str] = {}
 
 
 def _profile(edition: str) -> Path:
