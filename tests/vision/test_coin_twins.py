@@ -262,21 +262,25 @@ def test_teach_measures_the_twins_sizes_only_where_the_ace_is_the_symbol():
     """Teach fits the taught suit side's symbol to its own ace and suit sides: in classic and bold (symbol aces)
     every suit's ace comes out smaller than its suit side (the print: 0.947; measured 0.94-0.96 except the classic
     sun, whose thin rays fit loosely), and how steadily, over augmented copies: the suns' sizes wander (q's
-    standard deviation 1.1-3.5), the other suits' do not (0.08-0.37), so only those are read by size. An "A" ace
-    (default, hand-made) has no twin and no size."""
+    standard deviation 2.9-4.0), and so does the classic crown's on the renders with exact-size symbols (1.85;
+    0.45 while symbols were rounded to whole texture pixels), the other suits' do not (0.2-0.34), so only those
+    are read by size. An "A" ace (default, hand-made) has no twin and no size."""
     from detect_scenes import taught_profile
 
     from calibration.profile import default_profile
     from vision.coin_twins import TwinSizes
 
+    steady_suits = {"classic": {"moons", "arms"}, "bold": {"moons", "crowns", "arms"}}
     for edition in ("classic", "bold"):
         twins = taught_profile(edition).taught["coin_twins"]
         assert set(twins) == {"suns", "moons", "crowns", "arms"}, twins.keys()
         ratios = {suit: entry["ace"] / entry["suit"] for suit, entry in twins.items() if suit != "suns"}
         assert all(0.93 <= r <= 0.97 for r in ratios.values()), ratios
         unsteady = {suit: entry["unsteady"] for suit, entry in twins.items()}
-        assert unsteady["suns"] > 0.8 and max(v for k, v in unsteady.items() if k != "suns") < 0.5, unsteady
-        assert {suit.value for suit in TwinSizes(taught_profile(edition).taught).suits} == {"moons", "crowns", "arms"}
+        steady = steady_suits[edition]
+        assert min(v for k, v in unsteady.items() if k not in steady) > 0.8, unsteady
+        assert max(v for k, v in unsteady.items() if k in steady) < 0.5, unsteady
+        assert {suit.value for suit in TwinSizes(taught_profile(edition).taught).suits} == steady
     assert "coin_twins" not in default_profile().taught
     assert "coin_twins" not in taught_profile("hand-made").taught
 
