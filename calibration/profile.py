@@ -454,6 +454,11 @@ _SYM_SCALES = (0.7, 1.3)  # the scales a fit may try (a symbol's own or a twin's
 # the fit's blur may as well run to zero (a crop as sharp as the teach photo); blurring the crop first (0.3, 0.6 mm)
 # gave d' 5.5-7.6 / 3.9-8.7 against 5.6-9.0 unblurred on the bench's twins (classic crowns aside)
 SYMBOL_CROP_BLUR_MM = 0.0
+# A fitted symbol's size says which twin a coin is only where the fit explains the crop (its residual share up to
+# SYMBOL_SIZE_MOST_RESIDUAL) and blurs it this much at most (blur trades against size): the game's limits
+# (vision.coin_twins), kept here so that teach measures its twins' sizes over the copies the game would read
+SYMBOL_SIZE_MOST_RESIDUAL = 0.065
+SYMBOL_SIZE_MOST_BLUR_MM = 0.7
 
 
 def _sym_grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -40,6 +40,8 @@ from calibration.profile import (
     MARK_CROP_MM,
     MARK_CROP_PX,
     SYMBOL_CROP_BLUR_MM,
+    SYMBOL_SIZE_MOST_BLUR_MM,
+    SYMBOL_SIZE_MOST_RESIDUAL,
     TILE_CROP_MM,
     TILE_CROP_PX,
     ClassModel,
@@ -663,7 +665,7 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
     coin_margins = _coin_impostors(coin_pieces, coin_templates, rng, least)
     # its own random stream (the twins' steadiness copies): the rest of the profile stays what it was
     twins = _coin_twins(value_plain, suit_plain, value_labels, value_templates, suit_templates, value_grid,
-                        suit_grid, np.random.default_rng([seed, 11]))
+                        suit_grid, np.random.default_rng([seed, 11]), np.random.default_rng([seed, 12]))
     coin_values = ClassModel(tuple(value_labels), value_templates, v_score, v_margin,
                              tuple(float(m) for m in coin_margins[: len(value_labels)]), float(np.median(v_right[0])))
     rim_taps = _coin_rim_taps([p for grid in (value_grid, suit_grid) for row in grid for p in row])
@@ -725,11 +727,16 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
 _TWIN_LIKE = 0.8  # a value-side ace whose template correlates this much with its suit side's is its twin (the reader's)
 _TWIN_TEMPLATES = 2  # the first suit sides of a row tried as the symbol: the one its row's others fit most alike
 _TWIN_COPIES = 6  # augmented copies of the ace, and of two other suit sides, fitted to see how steady the size is
+# ... and as many copies of each again fitted to see how steady it is where the game reads it (the fits it would read:
+# SYMBOL_SIZE_MOST_BLUR_MM, SYMBOL_SIZE_MOST_RESIDUAL), and how far the ace's size reaches there. 24, not 6: about
+# half the copies are blurred beyond the game's limit, and the farthest of a few is a loose measure
+_TWIN_READ_COPIES = 24
 
 
 def _coin_twins(value_plain: list[list[np.ndarray]], suit_plain: list[list[np.ndarray]], value_labels: list,
                 value_templates: np.ndarray, suit_templates: np.ndarray, value_grid: list[list[TeachPiece]],
-                suit_grid: list[list[TeachPiece]], rng: np.random.Generator) -> dict[str, dict[str, Any]]:
+                suit_grid: list[list[TeachPiece]], rng: np.random.Generator,
+                read_rng: np.random.Generator) -> dict[str, dict[str, Any]]:
     """Per suit whose value-side ace is its suit side's twin (a symbol ace: the two templates correlate >= 0.8),
     the size references that tell them apart (:mod:`vision.coin_twins`): the suit side's symbol
     (:func:`coin_symbol_level` of one of the S block's six coins: the one the others fit most alike), the other
@@ -738,7 +745,14 @@ def _coin_twins(value_plain: list[list[np.ndarray]], suit_plain: list[list[np.nd
     deviation of q (0 at the ace's scale, 1 at the suit sides') over augmented copies (moved, turned, blurred,
     lit otherwise) of the ace and of two other suit sides. A sun's thin rays fit loosely: classic and bold suns
     1.1-3.5, the other suits 0.08-0.37; the game frames' suns overlapped (classic aces fitted up to q 0.83, suit
-    sides down to -1.1). ``rng`` is the copies' own stream (the rest of the profile is unchanged)."""
+    sides down to -1.1). ``rng`` is the copies' own stream (the rest of the profile is unchanged).
+
+    Most of that unsteadiness is copies blurred beyond what the game reads by size (the fit's blur over
+    SYMBOL_SIZE_MOST_BLUR_MM): classic crowns' ace copies fitted q 3.98 and -2.23 at blur 1.4 and 2.0 mm, the
+    other four -0.25 to 0.32, so crowns taught 1.85. So also, over _TWIN_READ_COPIES further copies (``read_rng``,
+    their own stream: ``unsteady`` stays what it was) of the ace and of the two suit sides, counting only the fits
+    the game would read: ``read_unsteady``, the larger standard deviation of q there (classic crowns 0.2, suns
+    0.3-0.9), and ``ace_reach``, the largest q a read copy of the ace fitted."""
     out: dict[str, dict[str, Any]] = {}
     for r, suit in enumerate(SUITS):
         key = (suit, 1)
@@ -766,9 +780,27 @@ def _coin_twins(value_plain: list[list[np.ndarray]], suit_plain: list[list[np.nd
             q = [[(fit_coin_symbol(c, template, crop_blur_mm=SYMBOL_CROP_BLUR_MM).scale - ace) / gap for c in copies]
                  for copies in (aces, sides)]
             unsteady = max(float(np.std(q[0])), float(np.std(q[1])))
+        read_unsteady, ace_reach = float("inf"), float("inf")
+        if gap > 0:
+            read_aces = _coin_augment(value_grid[r][1], _TWIN_READ_COPIES + 1, read_rng)[1:]
+            read_sides = np.concatenate([_coin_augment(p, _TWIN_READ_COPIES // 2 + 1, read_rng)[1:]
+                                         for p in suit_grid[r][2:4]])
+            read_q = [_read_q(copies, template, ace, gap) for copies in (read_aces, read_sides)]
+            if all(len(q_) >= 2 for q_ in read_q):
+                read_unsteady = max(float(np.std(read_q[0])), float(np.std(read_q[1])))
+                ace_reach = float(np.max(read_q[0]))
         out[suit.value] = {"ace": round(ace, 4), "suit": round(suit_scale, 4), "spread": round(spread, 4),
-                           "unsteady": round(min(unsteady, 99.0), 3), "symbol": np.round(level, 3).tolist()}
+                           "unsteady": round(min(unsteady, 99.0), 3),
+                           "read_unsteady": round(min(read_unsteady, 99.0), 3),
+                           "ace_reach": round(min(ace_reach, 99.0), 3), "symbol": np.round(level, 3).tolist()}
     return out
+
+
+def _read_q(copies: np.ndarray, template: np.ndarray, ace: float, gap: float) -> list[float]:
+    """q (0 at the taught ace's scale, 1 at the suit sides') of the copies whose fit the game would read by size."""
+    fits = [fit_coin_symbol(c, template, crop_blur_mm=SYMBOL_CROP_BLUR_MM) for c in copies]
+    return [(f.scale - ace) / gap for f in fits
+            if f.sigma_mm <= SYMBOL_SIZE_MOST_BLUR_MM and f.residual <= SYMBOL_SIZE_MOST_RESIDUAL]
 
 
 _MARK_SEARCH_PX = 3  # the detector reads a rank mark at every window within this many pixels (1.8 mm) ...

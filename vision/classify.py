@@ -1390,7 +1390,8 @@ class CoinReader:
             return sized
         if reading.status != "ok" or best not in self.twin_of:
             return reading
-        verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, reading.suit, reading.angle_deg)
+        verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, reading.suit, reading.angle_deg,
+                                        sure=True)
         if not verdict.doubts(reading.side):
             if self._twins_seen is not None:
                 self._twins_seen[id(reading)] = (reading, verdict, crop[0] if crop.ndim == 4 else crop)

@@ -43,7 +43,15 @@ from typing import Any
 
 import numpy as np
 
-from calibration.profile import COIN_CROP_MM, COIN_CROP_PX, SYMBOL_CROP_BLUR_MM, coin_symbol_template, fit_coin_symbol
+from calibration.profile import (
+    COIN_CROP_MM,
+    COIN_CROP_PX,
+    SYMBOL_CROP_BLUR_MM,
+    SYMBOL_SIZE_MOST_BLUR_MM,
+    SYMBOL_SIZE_MOST_RESIDUAL,
+    coin_symbol_template,
+    fit_coin_symbol,
+)
 from rules.pieces import Suit
 
 # Read unclear twins by the symbol's size (both ways); off: they stay unclear naming both. Measured (bench_detect
@@ -71,17 +79,30 @@ SUIT_DOWN_TO = 0.4
 # the fit explaining all but this share of the crop's ink ... (0.05 left the sharpest bold arms suit sides unclear,
 # fitted at blur 0 and residual 0.050-0.061: crops sharper than teach's photo, the taught symbol's blur; a twin
 # suit's 0, 2 and 4 fit its symbol at 0.14 or more)
-_MOST_RESIDUAL = 0.065
+_MOST_RESIDUAL = SYMBOL_SIZE_MOST_RESIDUAL  # 0.065 (teach measures its read copies by the same limits)
 _MOST_SHIFT_MM = 1.5  # ... with the symbol this near the crop's middle
 # ... and blurred by the fit this much at most: blur trades against size, most beyond it (a classic moons ace of coin
 # grid 1087, blurred 0.8 mm, fitted q 0.77 at residual 0.054 and was read as its suit side; bold Easy Slider 540's
 # arms ace, 0.79 mm, fitted q 1.1; 510 and 511's, 0.78-0.81 mm, -0.4 and -0.5, the bench's farthest off their
 # side's size). The bench's twins of the suits read by size fit 0.7 mm or less but 7 of 535.
-_MOST_BLUR_MM = 0.7
+_MOST_BLUR_MM = SYMBOL_SIZE_MOST_BLUR_MM  # 0.7
 _LEAST_GAP = 0.03  # teach's ace and suit side must differ by this much in scale for the size to tell them apart,
 # and their sizes fit steadily in teach's augmented copies (``unsteady``, the standard deviation of q: classic and
 # bold suns 1.1-3.5, whose game twins overlapped; the other suits 0.08-0.37)
 _MOST_UNSTEADY = 0.6
+# A suit fitted unsteadily (over _MOST_UNSTEADY) only through teach's copies blurred beyond what the game reads by
+# size is read as its suit side, never as its ace, from FAR_READ_SDS of the steadiness of the copies the game would
+# read (``read_unsteady``) beyond the farthest such copy of the ace (``ace_reach``), and no nearer than the band's
+# usual edge. Why so far and one way: where teach's copies say crowns are steady (classic crowns read_unsteady
+# 0.19, ace_reach 0.37: suit sides from q 0.92), the bench's game twins fit otherwise than teach's: classic crowns
+# aces at q -0.04 to 0.63 (median 0.34: teach's own ace copies -0.2 to 0.37), suit sides 0.68 to 1.7 (sharper than
+# 0.7 mm and fitted; 806 crops of twins-16); bold suns (0.28, 0.56: from 1.38) aces -0.71 to 0.31 and one at 0.99
+# (coin grid 1003), suit sides 0.44 to 1.8. The ace's side is left alone: teach's ace lies 0.34 below the game's.
+# A suit whose read copies also fit unsteadily (over _MOST_READ_UNSTEADY: classic suns 0.55-0.67, whose game suit
+# sides fit anywhere from q -3.6 to 7.4) is not read by size at all.
+READ_FAR = True
+FAR_READ_SDS = 3.0
+_MOST_READ_UNSTEADY = 0.45
 _KEPT_VERDICTS = 256
 # An unclear twin whose third reading is its suit's null (a bold sun's rays blur away, and what is left, its solid
 # middle, passes for the null's dot): the null is ruled out where the suit's taught symbol fits the coin at
@@ -177,17 +198,28 @@ class TwinSizes:
             self.suits[Suit(name)] = (self.symbols[Suit(name)], ace, suit, half_band)
         # verdicts by crop: a coin read unclear is read again at its best windows, often the same crop (a fit is
         # 25-40 ms on an idle core)
+        # suits read as their suit side only, far beyond their ace's reach (READ_FAR): symbol, ace, suit side, from q
+        self.far: dict[Suit, tuple[np.ndarray, float, float, float]] = {}
+        for name, entry in (taught.get("coin_twins") or {}).items():
+            suit = Suit(name)
+            if suit in self.suits or not READ_FAR or float(entry["suit"]) - float(entry["ace"]) < _LEAST_GAP \
+                    or float(entry.get("read_unsteady", float("inf"))) > _MOST_READ_UNSTEADY:
+                continue  # a profile taught before teach measured its read copies has no read_unsteady
+            suit_from = max(MIDDLE + _LEAST_HALF_BAND,
+                            float(entry["ace_reach"]) + FAR_READ_SDS * float(entry["read_unsteady"]))
+            self.far[suit] = (self.symbols[suit], float(entry["ace"]), float(entry["suit"]), suit_from)
         self._verdicts: dict[tuple[Suit, bytes], TwinVerdict] = {}
         self._not_dots: dict[tuple[Suit, float | None, bytes], bool] = {}
 
     def __bool__(self) -> bool:
-        return bool(self.suits)
+        return bool(self.suits) or bool(self.far)
 
-    def judge(self, crop: np.ndarray, suit: Suit, turn_deg: float | None = None) -> TwinVerdict:
+    def judge(self, crop: np.ndarray, suit: Suit, turn_deg: float | None = None, sure: bool = False) -> TwinVerdict:
         """Fit the taught symbol of ``suit`` to a coin crop (COIN_CROP_PX square, BGR) and say which twin it is,
         if surely. ``turn_deg``: the coin reader's turn of the coin, if known (the fit then searches the turn near
-        it: :func:`calibration.profile.fit_coin_symbol`)."""
-        if suit not in self.suits:
+        it: :func:`calibration.profile.fit_coin_symbol`). ``sure``: the coin is read surely already, and only its
+        doubts are asked (a suit read one way only, READ_FAR, doubts nothing: no fit)."""
+        if suit not in self.suits and (sure or suit not in self.far):
             return TwinVerdict(None, float("nan"), float("nan"), float("nan"), "no taught size")
         key = (suit, np.ascontiguousarray(crop).tobytes())
         if key not in self._verdicts:
@@ -213,6 +245,8 @@ class TwinSizes:
         return self._not_dots[key]
 
     def _judge(self, crop: np.ndarray, suit: Suit, turn_deg: float | None) -> TwinVerdict:
+        if suit in self.far:
+            return self._judge_far(crop, suit, turn_deg)
         template, ace, suit_scale, half_band = self.suits[suit]
         fit = fit_coin_symbol(crop, template, crop_blur_mm=SYMBOL_CROP_BLUR_MM, turn_deg=turn_deg)
         q = (fit.scale - ace) / (suit_scale - ace)
@@ -231,6 +265,18 @@ class TwinSizes:
         else:
             reason = "size unclear"
         return TwinVerdict(side, q, fit.scale, fit.residual, reason, beyond, ace_to)
+
+
+    def _judge_far(self, crop: np.ndarray, suit: Suit, turn_deg: float | None) -> TwinVerdict:
+        """A twin of a suit read as its suit side only (READ_FAR). Its verdict is never ``fitted``: its size doubts
+        no sure twin and is no reference for the frame's (the ace's size is not known well enough for either)."""
+        template, ace, suit_scale, suit_from = self.far[suit]
+        fit = fit_coin_symbol(crop, template, crop_blur_mm=SYMBOL_CROP_BLUR_MM, turn_deg=turn_deg)
+        q = (fit.scale - ace) / (suit_scale - ace)
+        if fit.residual <= _MOST_RESIDUAL and max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) <= _MOST_SHIFT_MM \
+                and fit.sigma_mm <= _MOST_BLUR_MM and q >= suit_from:
+            return TwinVerdict("suit", q, fit.scale, fit.residual, "far larger than the ace", q - suit_from)
+        return TwinVerdict(None, q, fit.scale, fit.residual, "size not read this near the ace")
 
 
 def by_frame(twins: list[tuple[str | None, Suit, TwinVerdict]], sizes: TwinSizes) -> list[str | None]:

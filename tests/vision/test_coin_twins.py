@@ -512,3 +512,60 @@ def test_a_twin_fitted_as_blurred_is_not_read_by_its_size():
     truths, read = _sure_twins(coin_grid_frame(1087, edition="classic"), "classic",
                                lambda t: t["suit"] == "moons" and t["side"] == "value")
     assert truths and not read, read
+
+
+def test_teach_measures_how_steady_the_twins_sizes_are_where_the_game_reads_them():
+    """Teach's ``unsteady`` counts every augmented copy, and classic crowns taught 1.85 because two of its six ace
+    copies were blurred beyond what the game reads by size (the fit's blur 1.4 and 2.0 mm: q 3.98 and -2.23).
+    Over the copies the game would read (blur up to 0.7 mm, residual up to 0.065) the crowns' size is as steady as
+    the moons' and arms' (``read_unsteady`` about 0.2), and so is the bold suns' (0.28); the classic suns' is not
+    (0.67: their thin rays). So classic crowns and bold suns are read one way (``TwinSizes.far``: their suit sides,
+    far beyond their ace's reach), classic suns not at all; the suits read both ways stay as they were."""
+    from detect_scenes import taught_profile
+
+    from vision.coin_twins import TwinSizes
+
+    far_suits = {"classic": {"crowns"}, "bold": {"suns"}}
+    steady_suits = {"classic": {"moons", "arms"}, "bold": {"moons", "crowns", "arms"}}
+    for edition in ("classic", "bold"):
+        taught = taught_profile(edition).taught
+        twins = taught["coin_twins"]
+        read_unsteady = {suit: entry["read_unsteady"] for suit, entry in twins.items()}
+        assert max(v for k, v in read_unsteady.items() if k != "suns" or edition == "bold") < 0.35, read_unsteady
+        sizes = TwinSizes(taught)
+        assert {suit.value for suit in sizes.far} == far_suits[edition], sizes.far
+        assert {suit.value for suit in sizes.suits} == steady_suits[edition], sizes.suits
+        # read from well beyond the suit's taught middle (0.5): its ace is not read by size
+        assert all(0.8 <= suit_from for *_, suit_from in sizes.far.values()), sizes.far
+    assert taught_profile("classic").taught["coin_twins"]["suns"]["read_unsteady"] > 0.45
+
+
+@pytest.mark.parametrize("edition,family,seed,suit", [("classic", "tile-backs", 1103, "crowns"),
+                                                      ("classic", "coin-grid", 1005, "crowns"),
+                                                      ("bold", "tile-backs", 1161, "suns")])
+def test_suit_sides_far_larger_than_their_ace_are_read_where_teach_fits_the_suit_unsteadily(
+        edition, family, seed, suit, monkeypatch):
+    """Classic crowns and bold suns were never read by size (teach's ``unsteady`` 1.85 and 2.85). Their suit sides
+    here fit q 1.0-1.5, beyond their suit's ``far`` threshold (classic crowns 0.92, bold suns 1.38: the farthest
+    a read ace copy fitted in teach, plus three of the read copies' standard deviations); the bench's aces of these
+    suits fit q 0.63 and 0.99 at most. With READ_FAR they are read as suit sides, rightly; without, they stay
+    "face unclear" (or are read by the frame's ink: never more)."""
+    from detect_scenes import coin_grid_frame, tile_block_frame
+
+    frame = (coin_grid_frame if family == "coin-grid" else tile_block_frame)(seed, edition=edition)
+    read = _twins_read_off_and_on(monkeypatch, frame, edition, "READ_FAR",
+                                  lambda truth: truth["suit"] == suit and truth["side"] == "suit")
+    assert len(read[True]) > len(read[False]), read
+
+
+@pytest.mark.parametrize("edition,family,seed", [("classic", "coin-grid", 1064), ("classic", "tile-backs", 1104),
+                                                 ("bold", "coin-grid", 1003)])
+def test_aces_of_suits_read_one_way_are_never_read_as_their_suit_side(edition, family, seed):
+    """The bench's aces of those suits that fitted largest (classic crowns q 0.63 and 0.55 at coin grid 1064 and
+    tile backs 1104, bold suns 0.99 at coin grid 1003): with the far suits read (READ_FAR), they stay unclear."""
+    from detect_scenes import coin_grid_frame, tile_block_frame
+
+    frame = (coin_grid_frame if family == "coin-grid" else tile_block_frame)(seed, edition=edition)
+    suit = "suns" if edition == "bold" else "crowns"
+    truths, read = _sure_twins(frame, edition, lambda t: t["suit"] == suit and t["side"] == "value")
+    assert truths and not read, read
