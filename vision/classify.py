@@ -1367,7 +1367,21 @@ class CoinReader:
                 return reading
             suit = could_be[0][0]
             verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, suit, reading.angle_deg)
-            if verdict.side is None:
+            sized = None
+            if verdict.side is not None:
+                rank = None if verdict.side == "suit" else 1
+                sized = Reading("ok", verdict.side, suit, rank, reading.angle_deg, reading.score, reading.margin,
+                                verdict.confidence)
+                # a crop far blurrier than the taught coins stays unclear naming both (the sharpness gate would call
+                # it "too blurred" and drop the twins a game's rules can choose between: bold Slides of Action 1, 2,2)
+                if self._gated(sized, crop[0] if crop.ndim == 4 else crop).status != "ok":
+                    if suit not in self.twin_sizes.far:
+                        return reading
+                    # a suit read one way only (coin_twins.READ_FAR) stays as it was before its size was read: its
+                    # null ruled out by the dot's fit, read against the frame's twins (bold suns: 3 blurred suit
+                    # sides of the bench named the null again otherwise)
+                    sized = None
+            if sized is None:
                 if len(could_be) == 3 and could_be[2][1] == 0 \
                         and self.twin_sizes.not_a_dot(crop[0] if crop.ndim == 4 else crop, suit, reading.angle_deg):
                     # the third reading, the null, ruled out by its own mark (a dot: coin_twins.RULE_OUT_NULL)
@@ -1377,13 +1391,6 @@ class CoinReader:
                 # (its size unclear: residual _MOST_RESIDUAL or less) is no numeral or dot, as above: the frame reads it
                 if self._twins_seen is not None and (len(could_be) == 2 or verdict.reason == "size unclear"):
                     self._twins_seen[id(reading)] = (reading, verdict, crop[0] if crop.ndim == 4 else crop)
-                return reading
-            rank = None if verdict.side == "suit" else 1
-            sized = Reading("ok", verdict.side, suit, rank, reading.angle_deg, reading.score, reading.margin,
-                            verdict.confidence)
-            # a crop far blurrier than the taught coins stays unclear naming both (the sharpness gate would call it
-            # "too blurred" and drop the twins a game's rules can choose between: bold Slides of Action 1, 2,2)
-            if self._gated(sized, crop[0] if crop.ndim == 4 else crop).status != "ok":
                 return reading
             if self._twins_seen is not None:
                 self._twins_seen[id(sized)] = (sized, verdict, crop[0] if crop.ndim == 4 else crop)

@@ -569,3 +569,28 @@ def test_aces_of_suits_read_one_way_are_never_read_as_their_suit_side(edition, f
     suit = "suns" if edition == "bold" else "crowns"
     truths, read = _sure_twins(frame, edition, lambda t: t["suit"] == suit and t["side"] == "value")
     assert truths and not read, read
+
+
+def test_blurred_twins_of_a_suit_read_one_way_still_have_their_null_ruled_out():
+    """Bold coin grid 1065: three suns suit sides fit q 1.47-1.79, beyond bold suns' far threshold (1.38), but the
+    crops are too blurred to be read surely (the sharpness gate). They stay "face unclear", as they were before
+    their size was read: the third reading, the suns null, ruled out by the dot's fit (they named the null again
+    while the gated size reading returned the coin as first read)."""
+    from detect_scenes import coin_grid_frame, taught_profile
+
+    from calibration.table_calibration import calibrate_from_sheet
+    from rules.pieces import Suit
+    from vision.detect import Detector
+
+    frame = coin_grid_frame(1065, edition="bold")
+    detection = Detector(calibrate_from_sheet(frame.image), taught_profile("bold")).detect(
+        frame.image, kinds=("tile", "coin"))
+    named = []
+    for truth in _twin_truths(frame):
+        if truth["suit"] != "suns" or truth["side"] != "suit":
+            continue
+        for piece in detection.uncertain:
+            if piece.kind.value == "coin" and np.hypot(truth["x_mm"] - piece.x_mm, truth["y_mm"] - piece.y_mm) < 3:
+                named.append(set(piece.could_be))
+    twins = {(Suit.SUNS, 1, "value"), (Suit.SUNS, None, "suit")}
+    assert len(named) >= 3 and all(could_be == twins for could_be in named), named
