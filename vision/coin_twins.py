@@ -26,6 +26,10 @@ The position of the coin's scale between the taught two, ``q = (scale - ace) / (
 * the fit must explain the crop (``residual``) and find the symbol near the crop's middle (``shift``), else the
   coin stays unclear (a hand over it, a coin half off its crop).
 
+Where teach's copies fit a suit unsteadily only because some were blurred beyond what the game reads (classic
+crowns; bold suns), the suit's suit sides are read from far beyond the farthest its read ace copies fitted, and its
+ace not at all (READ_FAR: the game's aces of these suits fit well above teach's).
+
 A twin read surely by the polar features is also checked against its size (:meth:`TwinVerdict.doubts`): off
 centre the polar features read a twin as the other one surely, the fitted size does not move. A sure ace must fit
 as small as the suit's ace (its band's lower edge): the polar features read the bench's classic moons twins
