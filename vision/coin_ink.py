@@ -452,7 +452,7 @@ def _named_by_elimination(nulls: list[np.ndarray], named: list, references: list
 # grey in the frame's light (the blue arms' in most frames where one does not): where its centre still points within
 # FRAME_HUE_GREY_WITHIN degrees of grey_hue, its nulls lie the grey way too, where nothing is read, and the other
 # suits' nulls are read (its centre's direction one more to be FRAME_HUE_APART nearer than); elsewhere nothing is.
-# Not where the null's face is in the highlight shoulder (FRAME_ORDER_FACE_MOST: in the brightest frames an arms
+# Not where the null's face is in the highlight shoulder (FRAME_HUE_FACE_MOST, below: in the brightest frames an arms
 # rim at 1005 pointed the suns' way, its suit's centre 170 degrees from grey_hue).
 # Measured on bench_detect's default coin-grid and tile-backs frames, every sure coin cropped as the detector does
 # (nulls-15's captures, /tmp/nulls-16/an/h4.py): real nulls at offsets 0-60 23 -> 28 right, at 80-120 8 -> 12, none
@@ -468,6 +468,12 @@ FRAME_HUE_SUIT_LEAST = 3.0  # a coloured suit's centre this many of the black su
 FRAME_HUE_REF_WITHIN = 45.0  # a coloured suit's reference more than this many degrees off its centre's is astray
 FRAME_HUE_ASTRAY = 1.0 / 3.0  # the share of a coloured suit's references that may be astray
 FRAME_HUE_GREY_WITHIN = 45.0  # degrees: a suit whose references show no hue, its centre this near grey_hue: grey ink
+# The highlight shoulder for the hue reading: a null's face up to FRAME_HUE_FACE_MOST. Measured as above
+# (/tmp/nulls-17/an/sweep2.py, captures of the current renderer): real nulls at 0-60 28 -> 29 right (coin grid 1000's
+# crowns null, face 234), at 80-120 13 -> 15, suited coins left out in turn 192 -> 206 and 109 -> 120 right, none
+# wrong, in groups none added. At 242 held-out coin grid 1080's arms 3 (face 240), its rim pointing the crowns' way
+# (the blue numeral's ink in its face ring), was read as crowns.
+FRAME_HUE_FACE_MOST = 235.0  # a null's face channel brighter than this: not read by its hue
 
 
 def _deg(vector: np.ndarray) -> float:
@@ -520,7 +526,7 @@ class _HueFrame:
     def suit(self, colour: np.ndarray, face: np.ndarray, among: frozenset):
         """The coloured suit among ``among`` whose hue a null's rim (``colour``, its face ``face``) clearly shows,
         or None."""
-        if float(np.max(face)) > FRAME_ORDER_FACE_MOST or not self.hues:
+        if float(np.max(face)) > FRAME_HUE_FACE_MOST or not self.hues:
             return None
         offset = colour - self.black
         if float(np.linalg.norm(offset)) < self.least:

@@ -118,3 +118,12 @@ def test_a_frame_whose_blue_rims_look_grey_reads_its_suns_null_by_hue():
     nulls_read = dict(_default_grid_nulls(1023))
     assert nulls_read["suns"] == "suns"
     assert all(read in (None, truth) for truth, read in nulls_read.items()), nulls_read
+
+
+def test_a_null_whose_face_is_just_short_of_the_highlight_shoulder_is_read_by_hue():
+    """bench_detect's default coin grid 1000, a bright frame: its crowns null's face is 234 (its brightest channel),
+    its rim pointing the crowns' way (within a degree of their centre, 3.7 of the black suit's spreads out). Up to a
+    face of FRAME_HUE_FACE_MOST it is read by its hue; nothing in a wrong suit."""
+    nulls_read = dict(_default_grid_nulls(1000))
+    assert nulls_read["crowns"] == "crowns"
+    assert all(read in (None, truth) for truth, read in nulls_read.items()), nulls_read
