@@ -1201,17 +1201,20 @@ class CoinReader:
         return readings
 
     def _blank_reading(self, crop: np.ndarray, rim_fits: bool = False,
-                       polar: Callable[[], np.ndarray] | None = None) -> Reading | None:
+                       polar: Callable[[], np.ndarray] | None = None, ink_most: float | None = None
+                       ) -> Reading | None:
         """The reading of a coin whose face is blank inside the rim, by the rim alone (None: not blank, or the
         set has no blank face). ``rim_fits``: the coin's radial signature (its printed ring and rim) fitted well
         where it was found: then the printed rim need not match a blank face's at this crop's resolution.
-        ``polar``: gives the crop's polar features (``coin_polar(crop)[0]``) where the caller has them."""
+        ``polar``: gives the crop's polar features (``coin_polar(crop)[0]``) where the caller has them.
+        ``ink_most``: the share of the crop's feature energy inside the rim below which the face is blank (by
+        default ``_BLANK_INK``)."""
         if len(self.blank) == 0:
             return None
         polar = coin_polar(crop)[0] if polar is None else polar()
         centred = polar - polar.mean()
         inner_share = float((centred[:, : self.inner_rings] ** 2).sum()) / max(float((centred**2).sum()), 1e-9)
-        if inner_share >= _BLANK_INK:
+        if inner_share >= (_BLANK_INK if ink_most is None else ink_most):
             return None
         rim = polar[:, self.inner_rings :].reshape(-1, COIN_ANGLES)
         rim = rim - rim.mean()

@@ -105,6 +105,16 @@ _BLANK_RIM_MATCH = 0.5  # a blank face: nothing printed to go by, the coin's rad
 # 101 of 129 blank nulls fit 0.6 or more (support 0.47 and up)
 _CLEAR_BLANK_RIM_MATCH = 0.6
 _CLEAR_BLANK_RIM_SUPPORT = 0.45
+# ... and at a clear vote peak of its own (its rim voted), a blank face on the table is a coin where its signature
+# fits this well and its rim shows this much (the paper's 0.50 still below), and its face is plainer than the blank
+# bar asks: at most _PEAK_BLANK_INK of the crop's feature energy inside the rim. Light nulls on light paper in bright
+# frames fit 0.57-0.59 with support 0.53-0.66, their faces 0.20-0.31, and were missed (default coin grids 1060's
+# crowns and arms nulls, 1062's arms null, bench_detect offset 60). The blank nulls found over bench_detect's default
+# coin grids and tile backs at offsets 0-120 are at 0.06-0.43, printed faces at 0.76 and up; peaks beside a hand
+# over the board fitting so (bench_conditions 940, 960, 962) at 0.55-0.60 (/tmp/nulls-17/an/peakdbg.py, share.py).
+_PEAK_BLANK_RIM_MATCH = 0.55
+_PEAK_BLANK_RIM_SUPPORT = 0.5
+_PEAK_BLANK_INK = 0.4
 _FINE_PX_PER_MM, _COARSE_PX_PER_MM = 1.5, 1.0  # faint peaks: frames between these resolutions ...
 _COARSE_RIM_MATCH = 0.37  # ... are fitted from more starts, and need this match at the coarse end (see the fit)
 _COIN_ALIGN_PX = 4  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the rim's centre
@@ -1417,8 +1427,12 @@ class Detector:
                 # a blank face gives the content nothing to align on: read it at its rim's centre
                 # nothing printed to go by: the coin's radial signature must fit well all round
                 rim_fits = clear_rim or (rims[k].support >= _BLANK_RIM_SUPPORT and rims[k].match >= _BLANK_RIM_MATCH)
+                at_peak = not rim_fits and bool(not grown and base[k] == 0 and rims[k].match >= _PEAK_BLANK_RIM_MATCH
+                                                and rims[k].support >= _PEAK_BLANK_RIM_SUPPORT)
+                rim_fits = rim_fits or at_peak
                 blank = self.coin_reader._blank_reading(big[k : k + 1, m : m + n, m : m + n],
-                                                        rim_fits and len(self.profile.coin_rim_taps) > 1)
+                                                        rim_fits and len(self.profile.coin_rim_taps) > 1,
+                                                        ink_most=_PEAK_BLANK_INK if at_peak else None)
                 if blank is not None and rim_fits:
                     reading, centre = blank, centres[k]
             # a blank face read where the signature fits clearly (see _CLEAR_BLANK_RIM_MATCH), peak or not
