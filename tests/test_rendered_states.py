@@ -114,13 +114,19 @@ def test_a_block_with_one_back_read_is_fitted_from_its_coins(capsys):
 
 
 @pytest.mark.parametrize("edition,seed", [("classic", 81), ("bold", 100)])
-def test_face_down_coins_with_unclear_faces_still_place_the_coin_grid(edition, seed):
+def test_face_down_coins_with_unclear_faces_still_place_the_coin_grid(edition, seed, monkeypatch):
     """Whack-a-Dummy: most face-down coins are read "face unclear" (classic: suit side or value-side ace, listed
     in could_be; bold: not narrowed at all); they are coins all the same, and the 4x6 grid is fitted to them too
     (it was fitted to the few sure coins: turned 45 degrees, "where its edges lie cannot be told"). Every coin
-    lands on its own cell."""
+    lands on its own cell. (Classic crowns suit sides far larger than their ace are read by size now,
+    vision.coin_twins.READ_FAR: classic 81 then has 4 unclear coins, under the 6 asked. Kept off here: the unclear
+    coins are this test's subject.)"""
     import numpy as np
     from state_scenes import position
+
+    import vision.coin_twins
+
+    monkeypatch.setattr(vision.coin_twins, "READ_FAR", False)
 
     from calibration.profile import load_profile
     from calibration.table_calibration import calibrate_from_sheet
@@ -194,12 +200,16 @@ KIDS_ON_TRAMPOLINES = [
 
 
 @pytest.mark.parametrize("edition,seed,at,expected", KIDS_ON_TRAMPOLINES)
-def test_a_kid_on_its_trampoline_is_reported(edition, seed, at, expected):
+def test_a_kid_on_its_trampoline_is_reported(edition, seed, at, expected, monkeypatch):
+    import vision.coin_twins
     from calibration.profile import load_profile
     from calibration.table_calibration import calibrate_from_sheet
     from tableside.frame_input import GAME_KINDS, _detect
     from tableside.reading import NotReadable, all_pieces, read_state
 
+    # classic 114's kid, a crowns suit side, is read surely by its size now (vision.coin_twins.READ_FAR): the
+    # "unclear" case is about how a kid read only "face unclear" is reported, so the size's far reading is off here
+    monkeypatch.setattr(vision.coin_twins, "READ_FAR", False)
     case = state_case("trampo-land", edition, seed, real_set=False)
     image = case.frame.image
     detection = _detect(image, calibrate_from_sheet(image), load_profile(_profile(edition)),

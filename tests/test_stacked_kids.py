@@ -86,10 +86,14 @@ def _under(truth, piece) -> dict | None:
     return max(near, key=lambda t: t["base_mm"]) if near else None
 
 
-def test_rendered_kids_found_off_their_trampolines_lie_on_a_coin():
+def test_rendered_kids_found_off_their_trampolines_lie_on_a_coin(monkeypatch):
     """Bold seed 100 (a bench_states frame): two kids found by the looks around (two rims 2-3.5 mm apart) are
     reported one coin thick, one of them the suns null whose face reads unclear (ace or suit side), which the
-    reading now settles as a kid; no coin on the table is reported so."""
+    reading now settles as a kid; no coin on the table is reported so. (Its suit side is read surely by its size
+    now, vision.coin_twins.READ_FAR, and rightly: kept off here, where the unclear kid is the subject.)"""
+    import vision.coin_twins
+
+    monkeypatch.setattr(vision.coin_twins, "READ_FAR", False)
     profile, truth, coins = _detect_case("bold", 100)
     raised = [p for p in coins if p.height_mm > 0]
     assert len(raised) >= 2

@@ -201,11 +201,16 @@ def test_a_die_on_a_coin_taken_for_a_pawn_is_not_sure():
             assert p.rank == near["top"], (p.rank, near)
 
 
-def test_a_gold_crown_printed_just_under_the_print_bar_is_no_sure_pawn():
+def test_a_gold_crown_printed_just_under_the_print_bar_is_no_sure_pawn(monkeypatch):
     """Classic edition, dice and pawns on a coin grid (held-out seed 612): a crowns coin's gold crown, suit side
     up, with no figure on it, was fitted as a sure crowns pawn; read as a coin where the pawn stands, its crowns
     print scored 0.7997, under the 0.81 that made a pawn "a print on a coin?" (real pawns on coins, seeds 600-623:
-    0.775 at most over 160; phantoms 0.800 or more over 14). At 0.79 it is doubted, and no sure figure is wrong."""
+    0.775 at most over 160; phantoms 0.800 or more over 14). At 0.79 it is doubted, and no sure figure is wrong.
+    (The crowns coin's suit side is read surely by its size now, vision.coin_twins.READ_FAR, and no pawn is
+    reported there at all: kept off here, where the print bar is the subject.)"""
+    import vision.coin_twins
+
+    monkeypatch.setattr(vision.coin_twins, "READ_FAR", False)
     detection, truth = _dice_on_coins("classic", 612)
     assert _sure_figures_right(detection, truth) == []
     doubted = [p for p in detection.uncertain if p.kind.value == "pawn" and math.hypot(p.x_mm - 210, p.y_mm - 301) < 3]
