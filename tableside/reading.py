@@ -1537,6 +1537,7 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
     board: dict[int, str] = {}
     settled: list[Settled] = []
     adults_doubted = _adults_doubted_as_dice(layout)
+    you_doubted = _you_doubted_as_a_pawn(layout)
     the_set = _TrampoSet.seen(layout)
     for n in range(1, 16):
         here = layout.spots.get(n, [])
@@ -1552,6 +1553,12 @@ def _read_trampo(pieces: list[DetectedPiece], **_: Any) -> Reading:
                 # "the suits of the pieces don't matter": a pawn is an adult whatever its colour
                 settled.append(Settled(f"the pawn on trampoline {n}", "an adult",
                                        "in Trampo-Land a pawn's colour does not matter"))
+            elif f is you_doubted:
+                board[n] = "you"
+                settled.append(Settled(f"the figure on trampoline {n}", "you (the die)",
+                                       "you are always on the board, and every other figure is read surely as a "
+                                       "pawn"))
+                continue
             elif f.uncertain and any(f is g for g in adults_doubted):
                 board[n] = "adult"
                 settled.append(Settled(f"the figure on trampoline {n}", "an adult (a pawn)",
@@ -1722,6 +1729,35 @@ def _adults_doubted_as_dice(layout: Any) -> list[DetectedPiece]:
     if len(sure_pawns) + len(doubted) > 4:
         return []
     return doubted
+
+
+#: The figure reader's doubt between a pawn and a die that saw a die's face on the figure's top
+_DIE_FACE_SEEN = "a die's face is seen on its top"
+
+
+def _you_doubted_as_a_pawn(layout: Any) -> DetectedPiece | None:
+    """The figure on a Trampo-Land triangle that must be the die (you) though the reader doubted whether it is a
+    pawn or a die: you are always on the board (you leave last), no die is read surely, it is the one figure
+    doubted, only as a pawn or a die (and its colour) and with a die's face seen on its top, every other figure is
+    a sure pawn (four at most, the set's adults), every trampoline shows a piece (a trampoline not seen is never
+    read) and no coin is seen under it (a figure fitted on a coin's print is the print). Trampo-Land default seed
+    90: the arms die on trampoline 12 read "a pawn or a die (a die's face is seen on its top)" beside three sure
+    pawns. None when any of that fails: nothing is settled."""
+    here = [layout.spots.get(n, []) for n in range(1, 16)]
+    if not all(here):
+        return None
+    figures = [p for spot in here for p in spot if _kind(p) in (Kind.PAWN, Kind.DIE)]
+    doubted = [p for p in figures if p.uncertain]
+    if len(doubted) != 1 or not _only_pawn_or_die_unclear(doubted[0]) or _DIE_FACE_SEEN not in (doubted[0].reason
+                                                                                               or ""):
+        return None
+    others = [p for p in figures if p is not doubted[0]]
+    if any(_kind(p) is not Kind.PAWN for p in others) or len(others) > 4:
+        return None
+    spot = next(s for s in here if any(p is doubted[0] for p in s))
+    if any(_kind(q) is Kind.COIN for q in spot):
+        return None
+    return doubted[0]
 
 
 def _only_colour_unclear(p: DetectedPiece) -> bool:

@@ -269,3 +269,44 @@ def test_each_value_lies_on_three_trampolines():
     unclear[j] = visible[j]  # the crowns 3 again: two aces
     with pytest.raises(NotReadable, match="trampoline 9 cannot be read"):
         read_state(unclear, "epic-funhouse", "trampo-land")
+
+
+# ------------------------------------------------------------------------------ the die doubted as a pawn
+_DIE_OR_PAWN = "kind unclear: a pawn or a die (a die's face is seen on its top)"
+
+
+def _as_doubted_pawn(piece):
+    """``piece`` (a figure) reported as the figure reader reports a die it doubts between a pawn and a die."""
+    return replace(piece, kind=Kind.PAWN, uncertain=True, rank=None, confidence=0.5, reason=_DIE_OR_PAWN)
+
+
+def test_the_one_figure_doubted_between_a_pawn_and_a_die_is_you():
+    """You (the die) are always on the board: with no die read surely, the one figure doubted only between a pawn
+    and a die, a die's face seen on its top, beside sure pawns, is the die (Trampo-Land default seed 90's arms die
+    on trampoline 12). Without the rule the reading abstained on it."""
+    state, visible = trampo_seen()
+    k = next(i for i, d in enumerate(visible) if d.kind is Kind.DIE)
+    doubted = list(visible)
+    doubted[k] = _as_doubted_pawn(visible[k])
+    reading = read_state(doubted, "epic-funhouse", "trampo-land")
+    assert reading.state == state
+    assert [s.reading for s in reading.settled] == ["you (the die)"]
+    # no die's face seen on its top (its plastic reaches beyond the pawn fitted): left unread
+    plain = list(doubted)
+    plain[k] = replace(doubted[k], reason="kind unclear: a pawn or a die (its plastic reaches beyond the pawn fitted)")
+    with pytest.raises(NotReadable, match="cannot be read: kind unclear"):
+        read_state(plain, "epic-funhouse", "trampo-land")
+    # a second figure doubted too: which one is you is not known
+    pawn = next(i for i, d in enumerate(visible) if d.kind is Kind.PAWN)
+    two = list(doubted)
+    two[pawn] = replace(visible[pawn], uncertain=True, reason=_DIE_OR_PAWN, confidence=0.5)
+    with pytest.raises(NotReadable, match="cannot be read: kind unclear"):
+        read_state(two, "epic-funhouse", "trampo-land")
+    # a coin seen under it: a figure fitted on a coin's print is the print
+    under = [*doubted, replace(visible[k], kind=Kind.COIN, suit=Suit.MOONS, rank=None, side="suit")]
+    with pytest.raises(NotReadable, match="cannot be read: kind unclear"):
+        read_state(under, "epic-funhouse", "trampo-land")
+    # a die read surely elsewhere: this one is no die (an adult, by the rule for figures doubted so beside it)
+    other = [*doubted[:pawn], replace(visible[pawn], kind=Kind.DIE, suit=Suit.ARMS, rank=2), *doubted[pawn + 1:]]
+    assert "you (the die)" not in [s.reading for s in read_state(other, "epic-funhouse", "trampo-land").settled]
+
