@@ -47,13 +47,12 @@ ABSTAINS: dict[tuple[str, str], str] = {
     ("whack-a-dummy", "bold"): "a dummy where --grid has an ace (b5): the ace, suns' suit side or the null, all "
                                "possible",
     # Trampo-Land laid from one set (the set-aside suit's coins and the nulls as kids): measured on the new frames
-    ("trampo-land", "default"): "trampoline 4 is not seen",
     ("trampo-land", "classic"): "the coin on trampoline 8: a kid (suns' suit side) or a bare trampoline (the ace)",
     ("trampo-land", "hand-made"): "the coin on trampoline 2: face unclear",
     ("trampo-land", "bold"): "the coin on trampoline 11: a kid (suns' suit side) or a bare trampoline (the ace)",
 }
 #: The same for ``score`` (the same frames as ``state``, default edition).
-SCORE_ABSTAINS: dict[tuple[str, str], str] = {("trampo-land", "default"): "trampoline 4 is not seen"}
+SCORE_ABSTAINS: dict[tuple[str, str], str] = {}
 
 #: (Done-check case of test_reading.DONE_CASES, edition) -> why the verdict is "unsure" where the truth is
 #: known (never a wrong verdict).
