@@ -144,6 +144,23 @@ _MEEPLE_SUPPORT = 0.75
 _MEEPLE_OVER_PEG = 0.2
 _MEEPLE_OVER_DIE = 0.2
 _MEEPLE_PLASTIC_BEYOND = 0.02
+# The same meeple test clears an uncertain peg pawn or die whose only doubts are these (or "die face unclear: a or
+# b"), the meeple outlined _MEEPLE_DOUBTED_SUPPORT or better: a meeple seen through a tilted camera outlines a peg
+# pawn weakly and, standing on a coin, can fit the die model better than the peg, its head and chest then read as a
+# die's top with no face on it. Bench_dice seeds 600-623 (every uncertain pawn and die with the meeple fitted where
+# it was, 4 editions): 17 hand-made meeples reported so, 15 outlined 0.89-1.0 as meeples (one 0.65), their plastic
+# 0.005 beyond at most; of the 84 uncertain dice and phantoms so reported, none outlined as a meeple 0.75+ and 0.2
+# over the die model's outline (the nearest: 0.85, 0.02 over the die, 0.22 of its plastic beyond; a phantom's best:
+# 0.15 over the die, outlined 0.59), and only two 0.85+ (dice: the die model outlined them 0.83, 0.96). Not
+# cleared: "the pawn fitted reaches beyond the region seen", the doubt of a print on a coin fitted as a pawn
+# (classic phantoms there outlined 0.76-0.77 as meeples, 0.27-0.36 over the die, their plastic inside: only the
+# peg's outline held them), and a die face read on its top.
+_MEEPLE_DOUBTED_SUPPORT = 0.85
+_MEEPLE_DOUBTS = (
+    "outline unclear (partly hidden?)",
+    "die face unreadable",
+    "die face unreadable: blank but not one colour",
+)
 # A black (colourless) die's top is darker than the table beside it: its body over the table's brightness was 0.15-0.48
 # on the real black dice of rendered dice scenes (0.69 for the classic edition's purple Moons), while white paper or a
 # coin between coins fitted as a die and read as a blank black one showed 1.07-1.33 (a shadow next to it took the
@@ -723,6 +740,13 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
                             reason=_PLASTIC_BEYOND_REASON)
         else:
             piece = _as_meeple(search, piece, meeple)
+    elif (piece.uncertain and piece.kind in (Kind.PAWN, Kind.DIE) and {"pawn", "die"} <= set(search.kinds)
+          and _meeple_may_explain(piece.reason)):
+        # the hand-made meeple fitted as a weak peg pawn or as a die with no readable face
+        peg = best if best.kind == "pawn" else next((c for c in cands if c.kind == "pawn" and c.fit), None)
+        meeple = _meeple_instead(search, blob, crop, best, cands, _outline_support(peg) if peg else 0.0)
+        if meeple is not None and meeple.fit.support >= _MEEPLE_DOUBTED_SUPPORT:
+            piece = _meeple_pawn(search, piece, meeple)
     if piece.uncertain and piece.reason not in (_RIDGES_REASON, _SHADOW_REASON):  # (those are pieces: keep them)
         # Poorly outlined and colourless, or hardly outlined at all, with nothing in front of it: a streak of
         # wood grain, a glint or a printed mark rather than a piece.
@@ -985,12 +1009,15 @@ def _meeple_fit(search: FigureSearch, pawn: _Candidate) -> _Candidate:
 
 
 def _meeple_instead(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Candidate,
-                    others: list[_Candidate]) -> _Candidate | None:
+                    others: list[_Candidate], peg_support: float | None = None) -> _Candidate | None:
     """The meeple fitted where a pawn was (:func:`_meeple_fit`) when it explains the piece clearly better than
-    the peg pawn and a die (see _MEEPLE_SUPPORT) and the plastic around it lies inside its own outline; else None."""
+    the peg pawn and a die (see _MEEPLE_SUPPORT) and the plastic around it lies inside its own outline; else None.
+    ``pawn``: the figure fitted there (a peg pawn, or a die); ``peg_support``: how well the peg pawn is outlined
+    there (default: ``pawn``'s outline)."""
     meeple = _meeple_fit(search, pawn)
     support = meeple.fit.support
-    if support < _MEEPLE_SUPPORT or support < _outline_support(pawn) + _MEEPLE_OVER_PEG:
+    peg = _outline_support(pawn) if peg_support is None else peg_support
+    if support < _MEEPLE_SUPPORT or support < peg + _MEEPLE_OVER_PEG:
         return None
     if support < _die_support(search, blob, crop, pawn, others) + _MEEPLE_OVER_DIE:
         return None
@@ -1015,6 +1042,28 @@ def _as_meeple(search: FigureSearch, piece: DetectedPiece, meeple: _Candidate) -
     x, y, _ = meeple.fit.pose
     out = replace(piece, x_mm=float(x), y_mm=float(y), outline_px=meeple.fit.outline_px,
                   confidence=float(np.clip(meeple.fit.support, 0.0, 1.0)))
+    search.fitted[id(out)] = meeple
+    return out
+
+
+def _meeple_may_explain(reason: str | None) -> bool:
+    """Whether every doubt about an uncertain pawn or die is one a meeple fitted there clears (see
+    _MEEPLE_DOUBTS): not a hand, the picture's edge, a print's look or its colour."""
+    doubts = [r for r in (reason or "").split("; ") if r]
+    return bool(doubts) and all(r in _MEEPLE_DOUBTS or (r.startswith("die face unclear: ")) for r in doubts)
+
+
+def _meeple_pawn(search: FigureSearch, piece: DetectedPiece, meeple: _Candidate) -> DetectedPiece:
+    """A pawn where the meeple fitted in place of an uncertain pawn or die stands: its suit read from the meeple's
+    own middle (a die's top face or a peg's silhouette held other pixels); uncertain if that colour is unclear."""
+    seen = _inside_pixels(search.image, meeple.fit.outline_px, 0.5)
+    vote = classify_suit(np.median(seen, axis=0) if len(seen) else np.zeros(3), suit_references(search.profile))
+    x, y, _ = meeple.fit.pose
+    support = float(np.clip(meeple.fit.support, 0.0, 1.0))
+    reason = (vote.reason or "colour unclear") if vote.ambiguous else None
+    out = replace(piece, kind=Kind.PAWN, x_mm=float(x), y_mm=float(y), angle_deg=0.0, rank=None, suit=vote.suit,
+                  outline_px=meeple.fit.outline_px, uncertain=vote.ambiguous, reason=reason,
+                  confidence=min(support, 0.5) if vote.ambiguous else support)
     search.fitted[id(out)] = meeple
     return out
 
