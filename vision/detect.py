@@ -123,6 +123,8 @@ _ALIGN_PX = 4  # tile crops: how far (crop pixels, ~1.2 mm each) the printed fac
 _MARK_ALIGN_PX = 3  # rank marks (second look): how far (crop pixels, 0.6 mm each) the window is searched
 _TILE_FIT_MM = TILE_MM + 10.0  # the square around a tile candidate its homography is exact on
 _FIT_REACH_MM = 3.0  # how far a tile's outline fit moves from its start
+_BACK_PULL_MM = 3.0  # how far off a tile back's outline is read again when its fit reads as nothing (see
+# Detector._read_backs_pulled): a back reads within ~1.5 mm of its place, and its fit lands 2.5-4 mm off
 _LOPSIDED_REACH_MM = 6.0  # ... when a tile not read surely is fitted again (see Detector._refit_lopsided)
 _LOPSIDED = 0.5  # an outline whose opposite sides' support differs by this much is lopsided
 _MARKER_RIM_MM = 3.0  # a coin read blank whose rim comes this close to two sheet markers is uncertain
@@ -584,6 +586,9 @@ class Detector:
                                           np.ones(len(again), bool))
                 for i, f in zip(again, redone, strict=True):
                     findings[i] = f
+                still = [i for i in again if findings[i].reading.status == "none"]
+                for i, f in zip(still, self._read_backs_pulled(image, [findings[i] for i in still]), strict=True):
+                    findings[i] = f
         findings = self._turn_to_grid(image, shapes, findings)
         # touching white tiles on white paper hardly show an outline: the strongest candidates without one are
         # read by their face alone (seeds for the grid to grow from)
@@ -675,6 +680,33 @@ class Detector:
         kept = _apart([f.pose.centre for f in [*best, *outlines]], 0.8 * TILE_MM, first=len(best))
         unread = [outlines[i - len(best)] for i in kept if i >= len(best)]
         return pieces, unread
+
+    def _read_backs_pulled(self, image: np.ndarray, findings: list[_TileFinding]) -> list[_TileFinding]:
+        """Clear outlines that read as nothing even searched around, read again at poses ``_BACK_PULL_MM`` off
+        each way (the eight around): where one reads as a back, the best such is taken. Touching backs show hardly
+        any edge of their own (kraft on white paper: a grey step of 25) but strong printed frame lines 1.2-2.4 mm
+        inside each edge, and the outline fit pairs one back's line with its neighbour's across the seam: 2.5-4 mm
+        off on each axis (hand-made tile-backs 1161, 1204), where a back correlates ~0.1 with its template, too
+        little for the search to take the back's layout (0.78 on the tile, 0.68 1.5 mm off). Only backs are taken
+        from these poses: a face is not looked for off its outline."""
+        if not findings:
+            return []
+        shifts = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy]
+        poses: list[_Pose] = []
+        owners: list[int] = []
+        for k, finding in enumerate(findings):
+            right, down = piece_axes(finding.pose.angle_deg)
+            for dx, dy in shifts:
+                poses.append(_Pose(finding.pose.centre + _BACK_PULL_MM * (dx * right + dy * down),
+                                   finding.pose.angle_deg))
+                owners.append(k)
+        read = self._read_poses(image, poses, [findings[k].support for k in owners], [False] * len(poses),
+                                np.ones(len(poses), bool))
+        out = list(findings)
+        for k, found in zip(owners, read, strict=True):
+            if found.reading.status in ("ok", "hidden") and found.reading.side == "back" and found.rank > out[k].rank:
+                out[k] = found
+        return out
 
     def _every_face_read(self, tiles: list[_TileFinding]) -> bool:
         """Whether ``tiles`` (none overlapping another) hold a sure reading of every tile face the profile knows,
