@@ -355,7 +355,7 @@ class Detector:
             # coin still shows four fifths of itself: it is judged (the masked reread reads it in the right set)
             unread = [f for f in unread if sum(
                 c.height_mm > 0 and _inside(_finding_piece(f), c.x_mm, c.y_mm) for c in coins) < 2]
-        self._check_profile(tiles, unread)
+        self._check_profile(image, tiles, unread)
         tiles = _doubt_faces_read_twice(tiles)
         pieces = (list(tiles) if "tile" in wanted else []) + coins
         figure_kinds = [k for k in _FIGURE_KINDS if k in wanted]
@@ -1177,17 +1177,35 @@ class Detector:
             out, _ = squares_hide_shown(centres, angles, half, self._markers, self._marker_shown)
         return out
 
-    def _check_profile(self, tiles: list[DetectedPiece], unread: list[_TileFinding]) -> None:
+    def _check_profile(self, image: np.ndarray, tiles: list[DetectedPiece], unread: list[_TileFinding]) -> None:
         """Many clear tile outlines of which (almost) none reads as a face or back of the profile's set: the
-        profile is of another set (or the backs were not taught). Judging such a frame would be guessing."""
-        if not self.check_profile:
+        profile is of another set (or the backs were not taught). Judging such a frame would be guessing.
+
+        Before refusing, each unread outline is looked at 3 mm around for this set's back
+        (:meth:`_read_backs_pulled`): one that reads so is this set's tile whose outline fit was pulled off (touching
+        hand-made backs: their frame lines pull the fit 2.5-4 mm), not a sign of another set. Refusing the right
+        profile loses the whole frame (``tableside detect`` exits "profile from another set"); this look is made
+        only on that path, so no frame judged before is judged differently. Another set's backs read as nothing
+        there too (all 4 x 3 wrong pairings of tile-backs 1001, 1003, 1204 and Easy Slider 500 refused before are
+        refused still)."""
+        if not self.check_profile or not self._refuses(len(tiles), len(unread)):
             return
-        if len(unread) >= 4 and len(tiles) <= 0.25 * len(unread):
-            backs = "" if self.profile.tile_back is not None else " (its tile backs were not taught)"
-            raise ProfileMismatch(
-                f"the tiles in the photo do not look like the piece set of profile {self.profile.name!r}{backs}: "
-                "give the profile of this set (--profile set.json) or teach it with `tableside teach`"
-            )
+        if self.profile.tile_back is not None:
+            again = self._read_backs_pulled(image, unread)
+            backs = sum(f.reading.status != "none" for f in again)
+            if not self._refuses(len(tiles) + backs, len(unread) - backs):
+                return
+        backs_note = "" if self.profile.tile_back is not None else " (its tile backs were not taught)"
+        raise ProfileMismatch(
+            f"the tiles in the photo do not look like the piece set of profile {self.profile.name!r}{backs_note}: "
+            "give the profile of this set (--profile set.json) or teach it with `tableside teach`"
+        )
+
+    @staticmethod
+    def _refuses(read: int, unread: int) -> bool:
+        """Whether ``unread`` clear outlines beside ``read`` tiles say the profile is another set's: four or more,
+        and at least four times as many as the tiles read."""
+        return unread >= 4 and read <= 0.25 * unread
 
     def _tile_pieces(self, poses: list[_Pose], readings: list[Reading]) -> list[DetectedPiece]:
         """:meth:`_tile_piece` of many tiles, their outlines projected at once."""
