@@ -689,23 +689,27 @@ class Detector:
         off on each axis (hand-made tile-backs 1161, 1204), where a back correlates ~0.1 with its template, too
         little for the search to take the back's layout (0.78 on the tile, 0.68 1.5 mm off). Only backs are taken
         from these poses: a face is not looked for off its outline."""
-        if not findings:
-            return []
-        shifts = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy]
-        poses: list[_Pose] = []
-        owners: list[int] = []
-        for k, finding in enumerate(findings):
-            right, down = piece_axes(finding.pose.angle_deg)
-            for dx, dy in shifts:
-                poses.append(_Pose(finding.pose.centre + _BACK_PULL_MM * (dx * right + dy * down),
-                                   finding.pose.angle_deg))
-                owners.append(k)
-        read = self._read_poses(image, poses, [findings[k].support for k in owners], [False] * len(poses),
-                                np.ones(len(poses), bool))
         out = list(findings)
-        for k, found in zip(owners, read, strict=True):
-            if found.reading.status in ("ok", "hidden") and found.reading.side == "back" and found.rank > out[k].rank:
-                out[k] = found
+        # the four diagonal poses first (a back touching others is pulled on both axes), the four along the axes
+        # only for those still read as nothing: each pose is searched around (forced), the costly part
+        for shifts in (((-1, -1), (1, -1), (-1, 1), (1, 1)), ((0, -1), (-1, 0), (1, 0), (0, 1))):
+            todo = [k for k, f in enumerate(out) if f.reading.status == "none"]
+            if not todo:
+                break
+            poses: list[_Pose] = []
+            owners: list[int] = []
+            for k in todo:
+                right, down = piece_axes(out[k].pose.angle_deg)
+                for dx, dy in shifts:
+                    poses.append(_Pose(out[k].pose.centre + _BACK_PULL_MM * (dx * right + dy * down),
+                                       out[k].pose.angle_deg))
+                    owners.append(k)
+            read = self._read_poses(image, poses, [out[k].support for k in owners], [False] * len(poses),
+                                    np.ones(len(poses), bool))
+            for k, found in zip(owners, read, strict=True):
+                if found.reading.status in ("ok", "hidden") and found.reading.side == "back" \
+                        and found.rank > out[k].rank:
+                    out[k] = found
         return out
 
     def _every_face_read(self, tiles: list[_TileFinding]) -> bool:
