@@ -146,6 +146,9 @@ class Reading:
 
 _CLOSE_MARGINS = 2.0  # tiles: faces within this many needed margins of the best are looked at again ...
 _CLOSE_MOST = 12  # ... when there are at most this many (and every one a face)
+# An unclear twin whose symbol the fit does not explain (a numeral or dot's residual) or explains only blurred beyond
+# the bench's twins (coin_twins._MOST_BLUR_MM) names every face of its suit (CoinReader._suit_faces_could_be)
+_TWINS_NOT_SHOWN = ("symbol not fitted", "symbol blurred")
 _COULD_BE_MOST = 3  # an unclear reading narrowed to at most this many labels ...
 _COULD_BE_GAP = 1.0  # ... each within the needed margin of the best, the rest trailing by this many margins more
 
@@ -1347,6 +1350,20 @@ class CoinReader:
             return ()
         return tuple((suit, rank, side) for side, suit, rank in (self.labels[int(k)] for k in order[:count]))
 
+    def _suit_faces_could_be(self, could_be: tuple[tuple[Suit | None, int | None, str | None], ...]
+                             ) -> tuple[tuple[Suit | None, int | None, str | None], ...]:
+        """An unclear twin's readings widened to every face of its suit printed in the suit's colour (the readings
+        named first, in their order), where the symbol's fit says the crop is no sharp twin (``_TWINS_NOT_SHOWN``):
+        the twins rule (:meth:`_twins_could_be`) was measured on crops a twin's symbol explains, and blur makes a
+        numeral a blob that the symbol fits as well as a twin (bench_conditions bold blur 2.0 px 780: an arms 3,
+        fitted at residual 0.13 and the fit's most blur, named its ace, suit side and 4 only). Faces in no suit's
+        colour (classic's black numerals) are left out: they would name a second "suit", and a grown coin is kept
+        only where its readings name one (:meth:`vision.detect.Detector._grown_coin`); the suit is what Slides and
+        Plans of Action take from the coin."""
+        suit = could_be[0][0]
+        faces = [(s, rank, side) for side, s, rank in self.labels if side in ("value", "suit") and s == suit]
+        return tuple(could_be) + tuple(face for face in faces if face not in could_be)
+
     def _by_size(self, reading: Reading, per_label: np.ndarray, best: int, crop: np.ndarray) -> Reading:
         """A twin's reading (a symbol ace or its suit side) checked by the printed symbol's size
         (:mod:`vision.coin_twins`): an unclear coin that could be the two twins is read as the suit side when its
@@ -1364,6 +1381,14 @@ class CoinReader:
                                                and self.px_per_mm < coin_twins.SIZE_FROM_PX_PER_MM):
                 return reading
             could_be = reading.could_be
+            if could_be and len({suit for suit, _, _ in could_be}) == 1 and could_be[0][0] in self.twin_sizes.suits \
+                    and {(1, "value"), (None, "suit")} <= {(rank, side) for _, rank, side in could_be}:
+                # readings naming both twins, wherever they stand among them: the twins rule holds only where the
+                # symbol shows as a sharp twin's (_TWINS_NOT_SHOWN)
+                verdict = self.twin_sizes.judge(crop[0] if crop.ndim == 4 else crop, could_be[0][0],
+                                                reading.angle_deg)
+                if verdict.reason in _TWINS_NOT_SHOWN:
+                    return replace(reading, could_be=self._suit_faces_could_be(could_be))
             if len(could_be) not in (2, 3) or len({suit for suit, _, _ in could_be}) != 1 \
                     or {(rank, side) for _, rank, side in could_be[:2]} != {(1, "value"), (None, "suit")} \
                     or (len(could_be) == 3 and (could_be[2][2] != "value" or could_be[2][1] in (1, None))):
