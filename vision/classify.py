@@ -1443,7 +1443,7 @@ class CoinReader:
         "arms 2" correlated best with "moons 2" (bench_conditions' coin grids at 820x616: default 1 and bold 5
         sure and wrong). The ink's colour measured in linear ratios to the face, which blur shortens but does not
         turn, tells it: a reading of a black suit whose ink shows colour becomes "face unclear", naming the same
-        face in the coloured suits. A null's mark (bold's dot) is too small for that in a frame coarser than
+        face in every suit (the black one too: see below). A null's mark (bold's dot) is too small for that in a frame coarser than
         ``MARK_COLOUR_PX_PER_MM`` (its colour planes fade a coloured dot to black): where the reader knows the
         frame's scale, such a null is read without its suit."""
         if reading.status != "ok" or reading.suit not in self.achromatic:
@@ -1457,13 +1457,16 @@ class CoinReader:
         chroma = ink_chroma(crop[0] if crop.ndim == 4 else crop)
         if not chroma > ACHROMATIC_MAX:  # black ink, or no ink darker than the face to measure (NaN)
             return reading
+        # the same face in every suit, the black suit read too: glare washes a black numeral's ink towards the lamp's
+        # colour as blur fades a coloured one towards black (held-out bench_states default barrels 128: a moons 2
+        # and a moons 5 named the 2 and 5 of suns, crowns and arms only). The value holds either way (the
+        # numeral's shape read surely), the suit does not: no one suit is named
         same = [k for k, (side, suit, rank) in enumerate(self.labels)
-                if side == reading.side and rank == reading.rank and suit is not None and suit not in self.achromatic]
+                if side == reading.side and rank == reading.rank and suit is not None]
         same.sort(key=lambda k: -per_label[k])
         could_be = tuple((suit, rank, side) for side, suit, rank in (self.labels[k] for k in same))
         return Reading("unclear", reading.side, None, None, reading.angle_deg, reading.score, reading.margin,
-                       min(reading.confidence, 0.49), "face unclear",
-                       could_be=could_be if 2 <= len(could_be) <= _COULD_BE_MOST else ())
+                       min(reading.confidence, 0.49), "face unclear", could_be=could_be if len(could_be) >= 2 else ())
 
     def _judge_faces(self, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray,
                      here: np.ndarray | None = None, polar: Callable[[], np.ndarray] | None = None) -> Reading:

@@ -32,3 +32,29 @@ def test_a_blurred_twin_reading_names_every_face_of_its_suit():
         assert want in piece.could_be, (piece.could_be, truth)
         named += 1
     assert named >= 2, result.notes  # measured: the arms 1 and the arms 3 name their readings
+
+
+def test_a_black_numeral_whose_ink_shows_colour_names_its_own_suit_too():
+    """Held-out bench_states default Roll Out the Barrels 128: a moons 2 and a moons 5 (black ink) whose ink
+    measured coloured were doubted as blurred coloured numerals and named the 2 and 5 of suns, crowns and arms
+    only (CoinReader._by_ink). The ink's colour is what is in doubt, so the same face is named in every suit,
+    the black one too: no single other suit is named."""
+    import state_scenes as ss
+
+    from tableside.frame_input import GAME_KINDS
+
+    case = ss.state_case("roll-out-the-barrels", "default", 128)
+    frame = case.frame
+    profile = taught_profile("default")
+    detection = Detector(calibrate_from_sheet(frame.image), profile).detect(
+        frame.image, kinds=GAME_KINDS["roll-out-the-barrels"])
+    truths = frame.of_kind("coin")
+    by_ink = 0
+    for piece in detection.uncertain:
+        if piece.kind.value != "coin" or not piece.could_be:
+            continue
+        truth = min(truths, key=lambda t: np.hypot(t["x_mm"] - piece.x_mm, t["y_mm"] - piece.y_mm))
+        want = (Suit(truth["suit"]), truth["rank"] if truth["side"] == "value" else None, truth["side"])
+        assert want in piece.could_be, (piece.could_be, truth)
+        by_ink += int(len({suit for suit, _, _ in piece.could_be}) == len(Suit))
+    assert by_ink >= 2  # measured: the moons 2 and the moons 5
