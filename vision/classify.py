@@ -1443,9 +1443,9 @@ class CoinReader:
         "arms 2" correlated best with "moons 2" (bench_conditions' coin grids at 820x616: default 1 and bold 5
         sure and wrong). The ink's colour measured in linear ratios to the face, which blur shortens but does not
         turn, tells it: a reading of a black suit whose ink shows colour becomes "face unclear", naming the same
-        face in every suit (the black one too: see below). A null's mark (bold's dot) is too small for that in a frame coarser than
-        ``MARK_COLOUR_PX_PER_MM`` (its colour planes fade a coloured dot to black): where the reader knows the
-        frame's scale, such a null is read without its suit."""
+        face in every suit (the black one too: see below). A null's mark (bold's dot) is too small for that in a
+        frame coarser than ``MARK_COLOUR_PX_PER_MM`` (its colour planes fade a coloured dot to black): where the
+        reader knows the frame's scale, such a null is read without its suit."""
         if reading.status != "ok" or reading.suit not in self.achromatic:
             return reading
         if reading.rank == 0 and self.px_per_mm is not None and self.px_per_mm < MARK_COLOUR_PX_PER_MM \
