@@ -930,10 +930,12 @@ class CoinReader:
                             "suit": replace(profile.coin_suits, label_margins=None)}
         # the coloured suits' hues (the taught pawns'), for a blank null's rim colour: see _blank_reading
         self.rim_hues = suit_hues(profile.suit_colors, self.achromatic)
-        # the value labels an unclear coin may be read as by where they fit (see _by_window, coin_values.RANKS)
+        # the value labels an unclear coin may be judged as in place of a best label fitting off the rim (see
+        # _aligned, coin_values.at_rim_instead and RUNNER_UP_RANKS)
         self.rim_rank_labels = frozenset(
             k for k, (side, _, rank) in enumerate(self.labels)
-            if side == "value" and rank in coin_values.RANKS and k not in self.blank_set and k not in self.twin_of)
+            if side == "value" and rank in coin_values.RUNNER_UP_RANKS and k not in self.blank_set
+            and k not in self.twin_of)
 
     def read_aligned(self, big: np.ndarray, margin: int) -> tuple[Reading, tuple[int, int]]:
         """Read a crop ``margin`` pixels wider on each side than a coin crop at each likely label's own best window
@@ -1318,7 +1320,7 @@ class CoinReader:
         # unless it fits only farther off still (coin_values.OTHER_SIDE_OFF_PX: bold arms' symbol 1.5 mm off a 3)
         if any(self.labels[k][0] != side and score - float(per_label[k]) < model.min_margin
                and coin_values.window_distance(windows[k]) < coin_values.OTHER_SIDE_OFF_PX for k in close) \
-                or not coin_values.fits_at_rim(best, close, windows):
+                or not coin_values.fits_at_rim(best, close, windows, coin_values.apart_for(rank)):
             return reading
         margin = float(score - max(float(per_label[k]) for k in close)) if close else need
         sure = Reading("ok", side, suit, rank, shift * 360.0 / COIN_ANGLES, score, margin, 0.5)

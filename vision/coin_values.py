@@ -35,10 +35,21 @@ FARTHER_PX = 1.0
 # through rims moved 0.5 and 1 mm (8 directions): none read wrong at 1.4)
 APART_PX = 1.4
 
-# The ranks read so. Not the 4: a hand-made "A" blurred 1.6 px with its rim fitted 0.5 mm off read as a sure 4
-# so (its "4" fits a millimetre off an A: fours-13), and a bold 3 washed out to its stem fits a 4 (bench_detect
-# --seed-offset 40, Easy Slider 540). Module switch READ_BY_WINDOW: the benchmarks' A/B runs set it False.
-RANKS = frozenset({2, 3, 5})
+# The ranks read so. Module switch READ_BY_WINDOW: the benchmarks' A/B runs set it False.
+RANKS = frozenset({2, 3, 4, 5})
+# ... the 4 with its close rivals this far apart (crop pixels), not APART_PX: the 4 and its ace share a triangle,
+# and an ace's "4" fits a diagonal pixel off the ace's own window (a default arms ace cropped 0.5 mm off its middle
+# and blurred 1.6 px, Easy Slider 546, read as a 4 at the crop's centre 0.019 ahead of its ace a diagonal pixel off).
+# The 4 was left out of RANKS on the renders before symbols were drawn at their exact size (a hand-made "A" so
+# blurred read as a sure 4: fours-13); on the exact-size renders every truth coin of the default, hand-made and bold
+# dev frames (coin grids 1000-1065, Easy Slider 500-571, tile backs 1100-1165) read at its middle moved 0.35-1 mm
+# and blurred 0-1.6 px gave that one ace read as a 4 with APART_PX, none with this (fours-17).
+FOUR_APART_PX = 2.0
+# The numerals at_rim_instead may judge in place of a best label that fits off the rim: RANKS but the 4. A 4 that
+# fits off the rim's centre is the rival a bold 3 there is judged against (Easy Slider 509, coin grid 1022: the 4 a
+# millimetre off, 0.002 ahead); were it a candidate, at_rim_instead would keep it as the label judged, and the 3
+# would go back to "face unclear" (both did at bench_detect's seed offsets 0 and 20 with RANKS alone: fours-17).
+RUNNER_UP_RANKS = RANKS - {4}
 READ_BY_WINDOW = True
 # The other side's best label within the model's plain margin of the numeral is let off only where it fits at
 # least this far (crop pixels) from the rim's centre: a bold arms or crowns symbol (and its ace) fits 1.5-2 mm off a
@@ -58,9 +69,11 @@ def window_distance(window: tuple[int, int]) -> float:
     return math.hypot(window[0], window[1])
 
 
-def fits_at_rim(winner: int, close: Sequence[int], windows: Sequence[tuple[int, int]]) -> bool:
+def fits_at_rim(winner: int, close: Sequence[int], windows: Sequence[tuple[int, int]],
+                apart: float = APART_PX) -> bool:
     """Whether label ``winner`` fits at the rim's centre and each label in ``close`` (its rivals within the margin)
-    only farther off. ``windows``: each label's own best window ``(dx, dy)`` in crop pixels from the rim centre."""
+    only farther off, and at least ``apart`` crop pixels from the winner's window. ``windows``: each label's own
+    best window ``(dx, dy)`` in crop pixels from the rim centre."""
     own = windows[winner]
     near = window_distance(own)
     if near > NEAR_RIM_PX:
@@ -68,9 +81,14 @@ def fits_at_rim(winner: int, close: Sequence[int], windows: Sequence[tuple[int, 
     for k in close:
         there = windows[k]
         if window_distance(there) < near + FARTHER_PX \
-                or math.hypot(there[0] - own[0], there[1] - own[1]) < APART_PX:
+                or math.hypot(there[0] - own[0], there[1] - own[1]) < apart:
             return False
     return True
+
+
+def apart_for(rank: int) -> float:
+    """How far apart (crop pixels) a numeral of ``rank`` and its close rivals must fit: see FOUR_APART_PX."""
+    return FOUR_APART_PX if rank == 4 else APART_PX
 
 
 def close_rivals(best: np.ndarray, winner: int, need: np.ndarray) -> list[int]:
