@@ -78,3 +78,19 @@ def test_a_bold_arms_3_beside_a_rival_off_the_rim_is_read_surely(monkeypatch, se
     after = _read(monkeypatch, seed, True)
     assert not any("('coin', 'value', 'arms', 3)" in note for note in after.notes), after.notes
     assert after.correct == before.correct + 1
+
+
+def test_a_bold_arms_3_with_its_4_a_pixel_farther_out_is_read_surely(monkeypatch):
+    """Bold Easy Slider 502's arms 3 read at its true middle: the 3 fits at (1, 0), half a millimetre off, and its 4
+    a pixel farther out at (2, 0), 0.01 behind. A pixel straight apart was "the same print read a hair apart"
+    (APART_PX 1.4): the 3 was "face unclear". The 4 fitting a pixel farther from the rim's centre than the 3 is what
+    tells them (FARTHER_PX); now it is read surely, as a 3."""
+    from detect_scenes import easy_slider_frame, taught_profile
+    from test_coin_fours import _value_coins
+
+    frame, profile = easy_slider_frame(502, edition="bold"), taught_profile("bold")
+    (_, reading), = _value_coins(frame, profile, 3, suit="arms")
+    assert reading.status == "ok" and (reading.side, reading.suit.value, reading.rank) == ("value", "arms", 3)
+    monkeypatch.setattr(coin_values, "APART_PX", 1.4)
+    (_, reading), = _value_coins(frame, profile, 3, suit="arms")
+    assert reading.status == "unclear" and reading.reason == "face unclear"
