@@ -183,3 +183,25 @@ def test_an_ace_whose_4_fits_a_diagonal_pixel_off_is_not_read_as_a_4(monkeypatch
     monkeypatch.setattr(coin_values, "FOUR_APART_PX", 1.0)
     (_, reading), = _value_coins(frame, profile, 1, dy_mm=-0.5, blur_px=1.6, suit="arms")
     assert reading.status == "ok" and reading.rank == 4  # the guard is what keeps it unread
+
+
+def test_hand_made_whack_a_dummy_reads_its_4_surely():
+    """bench_states hand-made Whack-a-Dummy 100: the dummy on a6, a clear 4, fits at the rim's centre with its "A" a
+    millimetre off; it was "face unclear" and --grid settled it (tests/vision/test_coin_one_side.py). Read by where
+    it fits, it is sure: the state reads exactly with nothing left to settle there."""
+    from state_scenes import state_json
+    from test_reading import taught_profile as taught_profile_path
+
+    from calibration.profile import load_profile
+    from tableside.frame_input import GAME_KINDS, _detect
+    from tableside.reading import read_state
+
+    case = state_case("whack-a-dummy", "hand-made", 100)
+    options = {"grid": case.argv[case.argv.index("--grid") + 1]}
+    if "--die-coin" in case.argv:
+        options["die_coin"] = case.argv[case.argv.index("--die-coin") + 1]
+    profile = load_profile(taught_profile_path("hand-made"))
+    detection = _detect(case.frame.image, calibrate_from_sheet(case.frame.image), profile, GAME_KINDS["whack-a-dummy"])
+    reading = read_state(detection, "epic-funhouse", "whack-a-dummy", **options)
+    assert reading.text == case.text and state_json(reading.state) == case.state
+    assert not any("a6" in s.where for s in reading.settled)
