@@ -1308,6 +1308,8 @@ class CoinReader:
         if side != "value" or rank not in coin_values.RANKS or best in self.blank_set or best in self.twin_of:
             return reading
         model, index = self.label_model[best]
+        if not coin_values.judged_by_window(rank, model.margin_for(index)):
+            return reading
         score = float(per_label[best])
         need = model.margin_for(index, score)
         if score < model.trusted_score or score - float(np.max(np.delete(here, best), initial=-1.0)) < need:

@@ -50,6 +50,11 @@ RANKS = frozenset({2, 3, 4, 5})
 # dev frames (coin grids 1000-1065, Easy Slider 500-571, tile backs 1100-1165) read at its middle moved 0.35-1 mm
 # and blurred 0-1.6 px gave that one ace read as a 4 with APART_PX, none with this (fours-17).
 FOUR_APART_PX = 2.0
+# ... and only where teach did not raise the 4's own margin this high (copies of another face passed for it by
+# nearly as much): bold's arms 4 (raised to 0.114: its 3s passed for it) read a bold arms 3 blurred 1.2 px as a
+# sure 4 at the rim's centre, the 3 0.15 behind (bench_conditions "blur 1.2 px", Easy Slider 760; a 3 washed out to
+# its stem is a 4). The hand-made 4 (0.078: its A) and the default 4s (the model's 0.05) are read so (fours-17).
+FOUR_RAISED_MARGIN = 0.1
 # The numerals at_rim_instead may judge in place of a best label that fits off the rim: RANKS but the 4. A 4 that
 # fits off the rim's centre is the rival a bold 3 there is judged against (Easy Slider 509, coin grid 1022: the 4 a
 # millimetre off, 0.002 ahead); were it a candidate, at_rim_instead would keep it as the label judged, and the 3
@@ -89,6 +94,12 @@ def fits_at_rim(winner: int, close: Sequence[int], windows: Sequence[tuple[int, 
                 or math.hypot(there[0] - own[0], there[1] - own[1]) < apart:
             return False
     return True
+
+
+def judged_by_window(rank: int, own_margin: float) -> bool:
+    """Whether an unclear numeral of ``rank`` whose label's own margin (teach's, without the low-score term) is
+    ``own_margin`` may be read by where it fits: a rank of RANKS, and not a 4 raised past FOUR_RAISED_MARGIN."""
+    return rank in RANKS and not (rank == 4 and own_margin >= FOUR_RAISED_MARGIN)
 
 
 def apart_for(rank: int) -> float:

@@ -205,3 +205,22 @@ def test_hand_made_whack_a_dummy_reads_its_4_surely():
     reading = read_state(detection, "epic-funhouse", "whack-a-dummy", **options)
     assert reading.text == case.text and state_json(reading.state) == case.state
     assert not any("a6" in s.where for s in reading.settled)
+
+
+def test_a_blurred_bold_3_is_not_read_as_the_4_it_washes_out_to(monkeypatch):
+    """bench_conditions "blur 1.2 px", bold Easy Slider 760: the arms 3, blurred, fits its 4 at the rim's centre
+    0.15 ahead of the 3 (a 3 washed out to its stem is a 4), with the ace and the suit side 1.5 mm off. Read by where
+    it fits, it was a sure arms 4. Bold's arms 4 carries teach's raise (0.114: its 3s passed for it), and a 4 so
+    raised is not read by where it fits (coin_values.FOUR_RAISED_MARGIN)."""
+    from tablescene import Lighting
+
+    frame, profile = easy_slider_frame(760, edition="bold", lighting=Lighting(blur_px=1.2)), taught_profile("bold")
+
+    def result():
+        detector = Detector(calibrate_from_sheet(frame.image), profile)
+        return score(detector.detect(frame.image, kinds=("tile", "coin")), frame, profile, kinds=("tile", "coin"))
+
+    now = result()
+    assert now.wrong == 0 and now.extra == 0, now.notes
+    monkeypatch.setattr(coin_values, "FOUR_RAISED_MARGIN", 1.0)
+    assert result().wrong == 1  # without the guard: the arms 3 read surely as a 4
