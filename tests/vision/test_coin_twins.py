@@ -541,15 +541,16 @@ def test_teach_measures_how_steady_the_twins_sizes_are_where_the_game_reads_them
 
 
 @pytest.mark.parametrize("edition,family,seed,suit", [("classic", "tile-backs", 1103, "crowns"),
-                                                      ("classic", "coin-grid", 1005, "crowns"),
-                                                      ("bold", "tile-backs", 1161, "suns")])
+                                                      ("classic", "coin-grid", 1005, "crowns")])
 def test_suit_sides_far_larger_than_their_ace_are_read_where_teach_fits_the_suit_unsteadily(
         edition, family, seed, suit, monkeypatch):
     """Classic crowns and bold suns were never read by size (teach's ``unsteady`` 1.85 and 2.85). Their suit sides
     here fit q 1.0-1.5, beyond their suit's ``far`` threshold (classic crowns 0.92, bold suns 1.38: the farthest
     a read ace copy fitted in teach, plus three of the read copies' standard deviations); the bench's aces of these
     suits fit q 0.63 and 0.99 at most. With READ_FAR they are read as suit sides, rightly; without, they stay
-    "face unclear" (or are read by the frame's ink: never more)."""
+    "face unclear" (or are read by the frame's ink: never more). (Bold tile backs 1161's suns suit side was read so
+    only while the back under it went unread and the coin was judged on the table; read at its height (backs-17) it
+    fits under bold suns' 1.38, and no bold coin grid or tile-backs frame at seed offsets 0-80 reads one so.)"""
     from detect_scenes import coin_grid_frame, tile_block_frame
 
     frame = (coin_grid_frame if family == "coin-grid" else tile_block_frame)(seed, edition=edition)
