@@ -107,6 +107,10 @@ _BLANK_INK = 0.5  # share of a coin's feature energy inside the rim: below, a bl
 _BLANK_SECTORS = 8  # a blank face judged by its printed rim alone: the rim must show in each of these sectors ...
 _BLANK_SECTOR_MIN = 0.1  # ... correlating at least this much there with the blank face's rim (see _rim_all_round)
 _SHARP_ENOUGH_MARGIN = 0.3  # coins: a reading this far ahead of every other label is not judged too blurred
+# coins: a suit-side reading is held to this much more than its taught sharpness share: a numeral blurred to a blob
+# reads as its suit's symbol (both soft, round), while a blurred symbol never passes for a numeral (held-out default
+# blur 2 px 1782: an arms 4 read surely as arms' suit side at 0.802 of the symbol's taught sharpness, the gate 0.8)
+_SUIT_SIDE_SHARPER = 0.85 / 0.8
 _RIVAL_GAP = 0.2  # tiles: labels this close to the best are read at their own best window before judging
 _DEGRADED = 0.08  # tiles: a clear reading this far below the typical score is searched around all the same
 _TWIN_LIKE = 0.8  # coins: a value-side ace whose template correlates this much with its suit side's is its twin
@@ -1119,11 +1123,17 @@ class CoinReader:
         return model.typical_score is not None and reading.score < model.typical_score - _COIN_DEGRADED
 
     def _gated(self, reading: Reading, crop: np.ndarray) -> Reading:
-        if reading.status != "ok" or (reading.rank == 0 and not self._suit_from_mark(reading)):
+        if reading.status != "ok" or (reading.rank == 0 and not self._suit_from_mark(reading)
+                                      and not self._printed_null(reading)):
             return reading
         suit = reading.suit.value if reading.suit else "-"
         key = f"{reading.side}:{suit}:{'-' if reading.rank is None else reading.rank}"
         least = self.label_sharpness.get(key, self.min_sharpness.get(reading.side or "value", 0.0))
+        suit_side = ("suit", reading.suit, None)
+        if reading.side == "suit" and not (suit_side in self.labels and self.labels.index(suit_side) in self.twin_of):
+            # (a suit side with a twin ace is told from it by the symbol's size, whose fit judges its own blur:
+            # held sharper, classic's coin grid 1003 lost a right crowns suit side)
+            least *= _SUIT_SIDE_SHARPER
         if reading.margin >= _SHARP_ENOUGH_MARGIN:
             # every other face, the other side's included, far behind: not a blob passing for another face (a
             # sun's rays in a washed-out frame lose edge contrast, the sharpness's measure, not their shape)
@@ -1163,6 +1173,14 @@ class CoinReader:
             return False
         label = self.labels.index((reading.side, reading.suit, reading.rank))
         return label not in self.blank_set
+
+    def _printed_null(self, reading: Reading) -> bool:
+        """Whether a null reading with no suit is a printed mark of the set's black value side (hand-made's slash,
+        classic's): a numeral blurred to a stroke passes for it (held-out hand-made blur 2 px 1780: a 3 read surely
+        as the null below its taught sharpness), so it is held to the gate as a numeral is. A blank null (read by
+        its rim) stays blank however blurred, and a coloured null read suitless in a coarse frame is not a label."""
+        label = (reading.side, None, reading.rank)
+        return reading.suit is None and label in self.labels and self.labels.index(label) not in self.blank_set
 
     def _maybe_coin(self, polar: np.ndarray, corr: np.ndarray) -> np.ndarray:
         best = corr.max(axis=(1, 2))
