@@ -109,7 +109,8 @@ _BLANK_SECTOR_MIN = 0.1  # ... correlating at least this much there with the bla
 _SHARP_ENOUGH_MARGIN = 0.3  # coins: a reading this far ahead of every other label is not judged too blurred
 # coins: a suit-side reading is held to this much more than its taught sharpness share: a numeral blurred to a blob
 # reads as its suit's symbol (both soft, round), while a blurred symbol never passes for a numeral (held-out default
-# blur 2 px 1782: an arms 4 read surely as arms' suit side at 0.802 of the symbol's taught sharpness, the gate 0.8)
+# blur 2 px 1782: an arms 4 read surely as arms' suit side at 0.802 of the symbol's taught sharpness, the gate 0.8);
+# only a reading short of full confidence, see CoinReader._gated
 _SUIT_SIDE_SHARPER = 0.85 / 0.8
 _RIVAL_GAP = 0.2  # tiles: labels this close to the best are read at their own best window before judging
 _DEGRADED = 0.08  # tiles: a clear reading this far below the typical score is searched around all the same
@@ -1130,9 +1131,12 @@ class CoinReader:
         key = f"{reading.side}:{suit}:{'-' if reading.rank is None else reading.rank}"
         least = self.label_sharpness.get(key, self.min_sharpness.get(reading.side or "value", 0.0))
         suit_side = ("suit", reading.suit, None)
-        if reading.side == "suit" and not (suit_side in self.labels and self.labels.index(suit_side) in self.twin_of):
-            # (a suit side with a twin ace is told from it by the symbol's size, whose fit judges its own blur:
-            # held sharper, classic's coin grid 1003 lost a right crowns suit side)
+        if reading.side == "suit" and reading.confidence < 1.0 \
+                and not (suit_side in self.labels and self.labels.index(suit_side) in self.twin_of):
+            # only a reading short of twice its face's margin (the blob's arms 4 rival 0.17 behind, confidence
+            # 0.54): right suit sides as blurred lead by their margin twice over (default tile-backs 1144, coin grid
+            # 1060: 0.24-0.28, confidence 1.0, were lost otherwise). A suit side with a twin ace is told from it by
+            # the symbol's size, whose fit judges its own blur (held sharper, classic's coin grid 1003 lost one).
             least *= _SUIT_SIDE_SHARPER
         if reading.margin >= _SHARP_ENOUGH_MARGIN:
             # every other face, the other side's included, far behind: not a blob passing for another face (a
