@@ -109,9 +109,10 @@ _BLANK_SECTOR_MIN = 0.1  # ... correlating at least this much there with the bla
 _SHARP_ENOUGH_MARGIN = 0.3  # coins: a reading this far ahead of every other label is not judged too blurred
 # coins: a suit-side reading is held to this much more than its taught sharpness share: a numeral blurred to a blob
 # reads as its suit's symbol (both soft, round), while a blurred symbol never passes for a numeral (held-out default
-# blur 2 px 1782: an arms 4 read surely as arms' suit side at 0.802 of the symbol's taught sharpness, the gate 0.8);
-# only a reading short of full confidence, see CoinReader._gated
-_SUIT_SIDE_SHARPER = 0.85 / 0.8
+# blur 2 px 1782: an arms 4 read surely as arms' suit side at 0.802 of the symbol's taught sharpness, the gate 0.8).
+# 0.825: midway to the least sharp right suit side it would doubt (an arms suit side at 0.849 in bench_conditions'
+# default coin grid 1000 at 1 px/mm, lost at 0.85); only a reading short of full confidence, see CoinReader._gated
+_SUIT_SIDE_SHARPER = 0.825 / 0.8
 _RIVAL_GAP = 0.2  # tiles: labels this close to the best are read at their own best window before judging
 _DEGRADED = 0.08  # tiles: a clear reading this far below the typical score is searched around all the same
 _TWIN_LIKE = 0.8  # coins: a value-side ace whose template correlates this much with its suit side's is its twin
