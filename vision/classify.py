@@ -1173,7 +1173,7 @@ class CoinReader:
         bold): a mark of a few pixels whose colour blur and a JPEG's half-resolution colour fade towards black (a
         bold crowns or suns null at 1 px/mm read surely as moons 0 though its dot still showed the null). Such a
         reading is held to its face's taught sharpness as a numeral's is; a blank null (its suit from the printed
-        rim) and a null of a black-printed value side (no suit) are not."""
+        rim) is not; a null of a black-printed value side (no suit) is, by :meth:`_printed_null`."""
         if reading.suit is None:
             return False
         label = self.labels.index((reading.side, reading.suit, reading.rank))
