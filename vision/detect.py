@@ -2153,13 +2153,15 @@ def _finding_piece(finding: _TileFinding) -> DetectedPiece:
                          angle_deg=float(finding.pose.angle_deg % 360.0), uncertain=True)
 
 
-def _inside(tile: DetectedPiece, x: float, y: float, margin: float = 0.0) -> bool:
+def _from_tile_middle(tile: DetectedPiece, x: float, y: float) -> tuple[float, float]:
+    """How far a table point (mm) lies from a tile's middle along the tile's own two axes (both >= 0)."""
     a = math.radians(tile.angle_deg)
     dx, dy = x - tile.x_mm, y - tile.y_mm
-    u = dx * math.cos(a) + dy * math.sin(a)
-    v = -dx * math.sin(a) + dy * math.cos(a)
-    half = TILE_MM / 2 + margin
-    return abs(u) <= half and abs(v) <= half
+    return abs(dx * math.cos(a) + dy * math.sin(a)), abs(-dx * math.sin(a) + dy * math.cos(a))
+
+
+def _inside(tile: DetectedPiece, x: float, y: float, margin: float = 0.0) -> bool:
+    return max(_from_tile_middle(tile, x, y)) <= TILE_MM / 2 + margin
 
 
 def _coin_mask(tile: DetectedPiece, angle: float, coins: list[DetectedPiece]) -> np.ndarray:
@@ -2232,17 +2234,10 @@ def _doubt_tile_corner_prints(coins: list[DetectedPiece], tiles: list[DetectedPi
         if coin.uncertain or coin.side != "suit" or coin.suit is None:
             out.append(coin)
             continue
-        doubted = False
-        for tile in faces:
-            if tile.suit != coin.suit:
-                continue
-            turn = math.radians(tile.angle_deg)
-            dx, dy = coin.x_mm - tile.x_mm, coin.y_mm - tile.y_mm
-            u = abs(dx * math.cos(turn) + dy * math.sin(turn))  # the coin's centre in the tile's own axes
-            v = abs(-dx * math.sin(turn) + dy * math.cos(turn))
-            if max(u, v) < TILE_MM / 2 and TILE_MM / 2 - max(u, v) < reach:  # on the tile, over its edge
-                doubted = True
-                break
+        # on a tile of its suit, its centre nearer that tile's edge than its own radius: it reaches over the edge
+        doubted = any(tile.suit == coin.suit
+                      and TILE_MM / 2 - reach < max(_from_tile_middle(tile, coin.x_mm, coin.y_mm)) < TILE_MM / 2
+                      for tile in faces)
         # no could_be: it may be no coin at all (a game's rules must not settle it into one)
         out.append(replace(coin, uncertain=True, suit=None, rank=None, confidence=min(coin.confidence, 0.5),
                            reason="kind unclear: a tile's corner print of its suit reads where the coin lies "
