@@ -32,7 +32,8 @@ from calibration.profile import COIN_ANGLES, COIN_CROP_MM, COIN_RINGS
 
 __all__ = ["INK_BLUR_MM", "ACHROMATIC_MAX", "MARK_COLOUR_PX_PER_MM", "ink_chroma", "achromatic_suits",
            "template_chroma", "frame_px_per_mm", "RimInk", "rim_ink", "suit_hues", "rim_suit",
-           "rim_contradicts", "rim_colour", "rim_face_colour", "rim_face_level", "grey_hue", "frame_rim_suits"]
+           "rim_contradicts", "rim_colour", "rim_face_colour", "rim_face_level", "grey_hue", "frame_rim_suits",
+           "rim_lab"]
 
 INK_BLUR_MM = 1.0  # the crop is blurred this much first: more than a 4:2:0 JPEG's colour planes at 1 px/mm
 # Ink whose colour over darkness (linear ratios, see ink_chroma) is at most this is black; more, coloured. Measured
@@ -351,7 +352,9 @@ def _references_agree(references: list[tuple[np.ndarray, object]], suits: frozen
 
 def frame_rim_suits(nulls: list[np.ndarray], references: list[tuple[np.ndarray, object]], suits: frozenset,
                     held: frozenset = frozenset(), faces: list[float] | None = None,
-                    face_colours: list[np.ndarray] | None = None, achromatic: frozenset = frozenset()) -> list:
+                    face_colours: list[np.ndarray] | None = None, achromatic: frozenset = frozenset(),
+                    lab_nulls: list[np.ndarray] | None = None,
+                    lab_references: list[tuple[np.ndarray, object]] | None = None) -> list:
     """The suit of each blank null (``nulls``: :func:`rim_colour` of each) read from the rims of the coins read
     surely in the same frame (``references``: (rim_colour, suit)), among ``suits``, or None where unsure. Nothing is
     read unless every reference, left out in turn, is read in its own suit or not at all by the others (the frame's
@@ -367,6 +370,11 @@ def frame_rim_suits(nulls: list[np.ndarray], references: list[tuple[np.ndarray, 
     A null not named so is named by its hue where it clearly shows a coloured suit's (see :func:`_hue_suit`;
     ``face_colours``: :func:`rim_face_colour` of each null, ``achromatic``: the suits printed in black ink).
 
+    A null still not named is named by its ring's colour in Lab against the frame's value sides' rings, where that
+    clearly shows a coloured suit's (see :class:`_LabFrame`; ``lab_nulls``: :func:`rim_lab` of each null,
+    ``lab_references``: (rim_lab, suit) of the frame's sure suited value sides; this runs also where the rims
+    above do not tell the suits apart).
+
     Last, where as many nulls are left unnamed as suits are left, those nulls ARE those suits' (see
     :func:`_named_by_elimination`; ``faces``: :func:`rim_face_level` of each null)."""
     suits = frozenset(suits)
@@ -376,12 +384,17 @@ def frame_rim_suits(nulls: list[np.ndarray], references: list[tuple[np.ndarray, 
     named: list = [None] * len(nulls)
     taken = set(held)
     hues = _HueFrame.of(references, suits, achromatic) if agree and face_colours is not None else None
-    while agree:
+    labs = (_LabFrame.of(lab_references, suits, achromatic)
+            if lab_nulls is not None and lab_references is not None and face_colours is not None else None)
+    while agree or labs is not None:
         left = suits - taken
-        read = [_nearest_suit(colour, references, suits, left) if named[i] is None else None
+        read = [_nearest_suit(colour, references, suits, left) if named[i] is None and agree else None
                 for i, colour in enumerate(nulls)]
         if hues is not None:
             read = [suit if suit is not None or named[i] is not None else hues.suit(nulls[i], face_colours[i], left)
+                    for i, suit in enumerate(read)]
+        if labs is not None:
+            read = [suit if suit is not None or named[i] is not None else labs.suit(lab_nulls[i], face_colours[i], left)
                     for i, suit in enumerate(read)]
         new = [(i, s) for i, s in enumerate(read) if s is not None and read.count(s) == 1]
         if not new:
@@ -542,3 +555,101 @@ class _HueFrame:
         others = [a for suit, a in apart.items() if suit != best] + [_deg_apart(hue, grey)]
         others += [_deg_apart(hue, h) for h in self.greyish.values()]
         return best if min(others) >= apart[best] + FRAME_HUE_APART else None
+
+
+# A blank null's printed ring in Lab, against the rings of its frame's value sides. The ring (the texture's radius
+# 0.43, 8.2 mm out, a third of a millimetre wide) shows in the crop's mean lightness as a dip 7.75-8.5 mm out, even
+# where its colour does not reach rim_colour's regression; rim_lab is that ring's difference from the face just
+# inside it (6.5-7.0 mm: clear of a numeral, out to 5.3 mm, and of the ring's blur), its a* and b* over its darkness.
+# Against the coin's own face the light's colour drops out, and the ring is read where it is, not with the coin's
+# shadow and the table beyond its edge (rim_colour's band reaches 8.9 mm): measured on nulls-17's captures of
+# bench_detect's default coin-grid and tile-backs frames (offsets 0-60, /tmp/nulls-18/an/rel.py), the black moons
+# rings of a frame lie within 0.02-0.06 of each other, the blue arms rings 0.3-0.6 from them the -b* way, the red suns
+# +a*, the green crowns -a* (its direction turning with the light: blue-ward in coin grid 1003's, where the arms and
+# crowns nulls read alike). A suit side's symbol (out to 6.3 mm) tints that face in the suit's colour, which shifts its
+# ring away from the suit (suit-side crowns rings at coin grids 1022 and 1063 read blue, as arms), so only value sides
+# are references. Absolute colours do not separate the suits (a crowns null of 1003 among the arms nulls, a moons
+# null of 1024 among the suns): the rule is the frame's, as _HueFrame's is: a null is read in a coloured suit where
+# its ring is dark enough to measure (LAB_LEAST_DARKNESS), points LAB_HUE_LEAST out from the black suit's centre,
+# within FRAME_HUE_WITHIN degrees of a coloured suit's centre's direction and FRAME_HUE_APART nearer to it than to
+# every other's, and where every coloured suit's references show their hue (their centre FRAME_HUE_SUIT_LEAST of the
+# black spreads out, at most FRAME_HUE_ASTRAY of them astray); not where the face is in the highlight shoulder
+# (FRAME_HUE_FACE_MOST). Measured on the captures (/tmp/nulls-18/an/hue2.py): real nulls the frame's other rules
+# leave unnamed at offsets 0-60 1 right (coin grid 1045's arms), at 80-120 5, none wrong; value sides left out in
+# turn and in groups of distinct suits read as nulls 301 and 147 times right, none wrong. Looser bounds (30 degrees
+# within and apart, 1.5 spreads to show a hue, half astray, 1 value side per suit) added no wrong one; a ring fainter
+# than LAB_LEAST_DARKNESS is unread (arms nulls of the brightest frames, 1.2-2.7 L*). With the face bar at 240
+# coin grid 1041's moons null (face 239, the frame's rings all pointing +b*) was read as arms. With suit sides as
+# references, 2 suit-side crowns coins left out were read as arms.
+LAB_FACE_MM = (6.5, 7.0)  # the face just inside the ring
+LAB_RING_MM = (7.75, 8.5)  # the ring's dip in lightness
+LAB_LEAST_DARKNESS = 4.0  # L* the ring lies below the face at least: fainter, its colour is not read
+LAB_REFERENCES = 2  # value sides of every suit that must be in the frame
+LAB_LEAST_SPREAD = 0.03  # the black suit's spread below this is taken as this (two rings alike by chance)
+# The null's ring this far (a*, b* over darkness) from the black centre at least, and FRAME_HUE_LEAST of the black
+# suit's spreads. At 0.1 a crowns value side of coin grid 1024 (0.15 out the arms' way) and a moons one of 1022 were
+# read as arms when left out; 0.2 keeps twice that margin (held out at 80-120: 7 -> 5 real nulls read, none wrong).
+LAB_HUE_LEAST = 0.2
+
+
+def rim_lab(crop: np.ndarray) -> np.ndarray:
+    """A coin crop's (COIN_CROP_PX square, BGR, centred on the coin) printed ring in Lab against the face just inside
+    it: (dL, da / -dL, db / -dL) of the means over ``LAB_RING_MM`` minus ``LAB_FACE_MM`` (dL < 0 for a ring darker
+    than the face). OpenCV's Lab (L* 0-100) of the crop as float."""
+    x = np.asarray(crop, np.float32).reshape(crop.shape[0], crop.shape[1], -1)
+    lab = cv2.cvtColor(x / 255.0, cv2.COLOR_BGR2Lab)
+    r = _radius_mm(x.shape[0])
+    face = lab[(r >= LAB_FACE_MM[0]) & (r < LAB_FACE_MM[1])].mean(axis=0)
+    ring = lab[(r >= LAB_RING_MM[0]) & (r < LAB_RING_MM[1])].mean(axis=0)
+    d = (ring - face).astype(np.float64)
+    darkness = max(-float(d[0]), 0.5)
+    return np.array([d[0], d[1] / darkness, d[2] / darkness])
+
+
+@dataclass(frozen=True)
+class _LabFrame:
+    """A frame's value sides' rings (rim_lab) seen as hues around its black suit's centre (see the constants above)."""
+
+    black: np.ndarray  # the black suit's centre (a*, b* over darkness)
+    least: float  # how far from it a null's ring must be
+    hues: dict  # coloured suit -> its centre's direction from the black centre (degrees)
+
+    @staticmethod
+    def of(references: list[tuple[np.ndarray, object]], suits: frozenset, achromatic: frozenset):
+        """The frame's hues, or None: no single black suit, too few references of a suit, or a coloured suit whose
+        references do not show its hue."""
+        black = [suit for suit in suits if suit in achromatic]
+        if len(black) != 1:
+            return None
+        by_suit = {suit: np.array([c[1:] for c, of in references if of == suit]).reshape(-1, 2) for suit in suits}
+        if any(len(of_suit) < LAB_REFERENCES for of_suit in by_suit.values()):
+            return None
+        origin = np.median(by_suit[black[0]], axis=0)
+        spread = max(float(np.sqrt(((by_suit[black[0]] - origin) ** 2).sum(axis=1).mean())), LAB_LEAST_SPREAD)
+        least = max(FRAME_HUE_LEAST * spread, LAB_HUE_LEAST)
+        hues = {}
+        for suit in suits - {black[0]}:
+            direction = np.median(by_suit[suit], axis=0) - origin
+            hue = _deg(direction)
+            own = by_suit[suit] - origin
+            astray = sum(float(np.linalg.norm(c)) < least or _deg_apart(_deg(c), hue) > FRAME_HUE_REF_WITHIN
+                         for c in own)
+            if float(np.linalg.norm(direction)) < FRAME_HUE_SUIT_LEAST * spread or astray > FRAME_HUE_ASTRAY * len(own):
+                return None
+            hues[suit] = hue
+        return _LabFrame(origin, least, hues)
+
+    def suit(self, ring: np.ndarray, face: np.ndarray, among: frozenset):
+        """The coloured suit among ``among`` whose hue a null's ring (``ring``: rim_lab; ``face``: its face's colour,
+        BGR) clearly shows, or None."""
+        if float(np.max(face)) > FRAME_HUE_FACE_MOST or -float(ring[0]) < LAB_LEAST_DARKNESS:
+            return None
+        offset = ring[1:] - self.black
+        if float(np.linalg.norm(offset)) < self.least:
+            return None
+        apart = {suit: _deg_apart(_deg(offset), h) for suit, h in self.hues.items()}
+        best = min(apart, key=apart.get)
+        if best not in among or apart[best] > FRAME_HUE_WITHIN:
+            return None
+        others = [a for suit, a in apart.items() if suit != best]
+        return best if not others or min(others) >= apart[best] + FRAME_HUE_APART else None

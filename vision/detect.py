@@ -58,7 +58,14 @@ from calibration.teach import (
 )
 from rules.pieces import COIN_MM, TILE_MM, Kind
 from vision.classify import COVER_LOOK_MIN_SCORE, SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, TileReader
-from vision.coin_ink import MARK_COLOUR_PX_PER_MM, frame_px_per_mm, frame_rim_suits, rim_colour, rim_face_colour
+from vision.coin_ink import (
+    MARK_COLOUR_PX_PER_MM,
+    frame_px_per_mm,
+    frame_rim_suits,
+    rim_colour,
+    rim_face_colour,
+    rim_lab,
+)
 from vision.coins import fit_coins
 from vision.crops import HalfFrame, oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
@@ -1385,9 +1392,12 @@ class Detector:
         held = frozenset(c.suit for c in coins if not c.uncertain and c.side == "value" and c.rank == 0
                          and c.suit is not None)  # these suits' nulls are known: a set has one of each
         faces = [rim_face_colour(crop) for crop in crops[: len(nulls)]]
+        rings = [rim_lab(crop) for crop in crops]  # a suit side's symbol tints the face its ring is read against
         named = frame_rim_suits(colours[: len(nulls)], [(colours[len(nulls) + i], coins[k].suit)
                                                         for i, k in enumerate(refs)], suits, held,
-                                [float(face.max()) for face in faces], faces, reader.achromatic)
+                                [float(face.max()) for face in faces], faces, reader.achromatic,
+                                rings[: len(nulls)], [(rings[len(nulls) + i], coins[k].suit)
+                                                      for i, k in enumerate(refs) if coins[k].side == "value"])
         out = list(coins)
         for k, suit in zip(nulls, named, strict=True):
             if suit is not None:
