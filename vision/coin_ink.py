@@ -577,7 +577,9 @@ class _HueFrame:
 # (FRAME_HUE_FACE_MOST). Measured on the captures (/tmp/nulls-18/an/hue2.py): real nulls the frame's other rules
 # leave unnamed at offsets 0-60 1 right (coin grid 1045's arms), at 80-120 5, none wrong; value sides left out in
 # turn and in groups of distinct suits read as nulls 301 and 147 times right, none wrong. Looser bounds (30 degrees
-# within and apart, 1.5 spreads to show a hue, half astray, 1 value side per suit) added no wrong one; a ring fainter
+# within and apart, 1.5 spreads to show a hue, half astray, 1 value side per suit) added no wrong one; with no frame
+# check (any share astray, no hue needed) a faint arms value side of held-out coin grid 1100 (4.2 L*, pointing +b*)
+# was read as crowns. The frame check is what stops most frames (their crowns value sides look grey); a ring fainter
 # than LAB_LEAST_DARKNESS is unread (arms nulls of the brightest frames, 1.2-2.7 L*). With the face bar at 240
 # coin grid 1041's moons null (face 239, the frame's rings all pointing +b*) was read as arms. With suit sides as
 # references, 2 suit-side crowns coins left out were read as arms.
@@ -587,8 +589,8 @@ LAB_LEAST_DARKNESS = 4.0  # L* the ring lies below the face at least: fainter, i
 LAB_REFERENCES = 2  # value sides of every suit that must be in the frame
 LAB_LEAST_SPREAD = 0.03  # the black suit's spread below this is taken as this (two rings alike by chance)
 # The null's ring this far (a*, b* over darkness) from the black centre at least, and FRAME_HUE_LEAST of the black
-# suit's spreads. At 0.1 a crowns value side of coin grid 1024 (0.15 out the arms' way) and a moons one of 1022 were
-# read as arms when left out; 0.2 keeps twice that margin (held out at 80-120: 7 -> 5 real nulls read, none wrong).
+# suit's spreads. At 0.1 a crowns value side of coin grid 1024 (0.15 out the arms' way) was read as arms when left
+# out (at 0.08 also a moons one of 1022); 0.2 keeps twice that margin (held out at 80-120: 7 -> 5 real nulls read).
 LAB_HUE_LEAST = 0.2
 
 
