@@ -42,6 +42,7 @@ from calibration.profile import (
     _byte_medians,
     _high_pass,
     _log_ratio,
+    _masked_byte_medians,
     _opponent,
     _polar_maps,
     _polar_matrix,
@@ -231,11 +232,23 @@ def _wide_coin_features(big: np.ndarray, margin: int) -> np.ndarray:
     fewer calls per coin (a coin grid has 24)."""
     n = COIN_CROP_PX
     _, _, disc = _polar_maps(n, COIN_CROP_MM)
-    x = big.astype(np.float32) + 6.0
-    inside = np.sort(x[:, margin : margin + n : 2, margin : margin + n : 2][:, disc[::2, ::2]], axis=1)
-    k = inside.shape[1]  # the median per crop and channel (np.median: ten times the cost of this sort)
-    ref = 0.5 * (inside[:, (k - 1) // 2] + inside[:, k // 2])
-    logs = np.clip(np.log(x / ref[:, None, None, :]), -2.5, 1.2)
+    if big.dtype != np.uint8:  # (crops are bytes; anything else is computed as bytes were before)
+        x = big.astype(np.float32) + 6.0
+        inside = np.sort(x[:, margin : margin + n : 2, margin : margin + n : 2][:, disc[::2, ::2]], axis=1)
+        k = inside.shape[1]  # the median per crop and channel (np.median: ten times the cost of this sort)
+        ref = 0.5 * (inside[:, (k - 1) // 2] + inside[:, k // 2])
+        logs = np.clip(np.log(x / ref[:, None, None, :]), -2.5, 1.2)
+    else:
+        # the same medians plus 6 (every other pixel of the middle window's disc), counted over the 256 byte values;
+        # log((pixel + 6) / ref), clipped, for each byte value per crop and channel (the same float32 quotient and
+        # np.log: see TileReader._big_features), looked up for each pixel
+        ref = np.empty((len(big), 3), np.float32)
+        _masked_byte_medians(np.ascontiguousarray(big[:, margin : margin + n, margin : margin + n]),
+                             np.ascontiguousarray(disc[::2, ::2]), ref)
+        logs = np.empty(big.shape, np.float32)
+        for image, reference, out in zip(big, ref, logs, strict=True):
+            table = np.clip(np.log(_BYTES_PLUS_OFFSET[:, None] / reference), -2.5, 1.2)
+            _lookup_per_channel(np.ascontiguousarray(image), np.ascontiguousarray(table), out)
     # the opponent transform crop by crop: cv2.transform computes a row's last pixels apart from the rest (its
     # SIMD width), so one long batch would round a few pixels of each crop differently
     return _high_pass(np.stack([_opponent(image) for image in logs]), _COIN_HIGH_PASS_PX)
