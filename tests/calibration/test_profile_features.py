@@ -92,3 +92,46 @@ def test_byte_crops_log_ratios_are_the_plain_ones(shape):
         assert np.array_equal(got, _plain_log_ratio(crops))
     sliced = rng.integers(0, 256, (n, h + 8, w + 8, 3), dtype=np.uint8)[:, 3 : 3 + h, 5 : 5 + w]  # a window
     assert np.array_equal(profile._log_ratio(sliced), _plain_log_ratio(sliced))
+
+
+def _plain_masked_log_ratio(crops: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The reference: _log_ratio as numpy computes it for crops with a mask (the medians sorted from every other
+    pixel of the mask, np.log of every pixel)."""
+    x = np.asarray(crops, dtype=np.float32) + 6.0
+    ordered = np.sort(x[:, ::2, ::2][:, mask[::2, ::2], :], axis=1)
+    k = ordered.shape[1]
+    ref = 0.5 * (ordered[:, (k - 1) // 2] + ordered[:, k // 2])
+    n, h, w = x.shape[:3]
+    out = np.log(x.reshape(n, h, w * 3))
+    out -= np.tile(np.log(ref), w)[:, None, :]
+    np.clip(out, -2.5, 1.2, out=out)
+    return out.reshape(n, h, w, 3)
+
+
+@pytest.mark.parametrize("size", [44, 45, 52, 36, 31])
+@pytest.mark.parametrize("count", [1, 2, 13])
+def test_byte_crops_log_ratios_over_a_disc_are_the_plain_ones(size, count, monkeypatch):
+    """_log_ratio of uint8 coin crops with a mask (coin_polar's disc, face_share's): the medians counted over the
+    mask's pixels (profile._masked_byte_medians) give the plain sort-and-log values bit for bit: coin-like crops
+    (a light face, dark ink, wood around), one colour, two close values (ties at the median), glare and shadow. The
+    counted path is the one taken."""
+    from vision.classify import _face_disc
+
+    counted = []
+    real = profile._masked_byte_medians
+    monkeypatch.setattr(profile, "_masked_byte_medians", lambda *args: counted.append(1) or real(*args))
+    rng = np.random.default_rng([size, count])
+    face = rng.integers(170, 250, (count, size, size, 3), dtype=np.uint8)
+    face[:, size // 3 : size // 2, size // 3 : 2 * size // 3] = rng.integers(0, 90, (count, size // 2 - size // 3,
+                                                                                     2 * size // 3 - size // 3, 3))
+    face[:, :, : size // 8] = rng.integers(60, 120, (count, size, size // 8, 3))  # wood beside the coin
+    flat = np.full((count, size, size, 3), 130, np.uint8)
+    close = rng.integers(100, 102, (count, size, size, 3), dtype=np.uint8)
+    glare = np.where(rng.random((count, size, size, 1)) < 0.4, 255, 2).astype(np.uint8).repeat(3, axis=3)
+    _, _, polar_disc = profile._polar_maps(size, profile.COIN_CROP_MM * size / profile.COIN_CROP_PX)
+    for mask in (polar_disc, _face_disc(size)):
+        for crops in (face, flat, close, glare, np.ascontiguousarray(face[:, :, ::-1])):
+            got = profile._log_ratio(crops, mask)
+            assert got.dtype == np.float32 and got.shape == crops.shape
+            assert np.array_equal(got, _plain_masked_log_ratio(crops, mask))
+    assert len(counted) == 10

@@ -189,3 +189,39 @@ def test_tiles_half_off_their_neighbours_lattice_are_those_the_loop_found():
         assert repr(got) == repr(_old_half_off(tiles))
         found += len(got)
     assert found >= 100
+
+
+def _old_wide_coin_features(big: np.ndarray, margin: int) -> np.ndarray:
+    """The reference: classify._wide_coin_features before the byte path (the middle window's disc sorted for the
+    reference, np.log of every pixel's quotient)."""
+    n = COIN_CROP_PX
+    _, _, disc = profile_module._polar_maps(n, COIN_CROP_MM)
+    x = big.astype(np.float32) + 6.0
+    inside = np.sort(x[:, margin : margin + n : 2, margin : margin + n : 2][:, disc[::2, ::2]], axis=1)
+    k = inside.shape[1]
+    ref = 0.5 * (inside[:, (k - 1) // 2] + inside[:, k // 2])
+    logs = np.clip(np.log(x / ref[:, None, None, :]), -2.5, 1.2)
+    return profile_module._high_pass(np.stack([profile_module._opponent(image) for image in logs]),
+                                     profile_module._COIN_HIGH_PASS_PX)
+
+
+def test_wide_coin_features_from_counted_medians_and_looked_up_logs_are_the_old_ones(off_centre_coins, monkeypatch):
+    """_wide_coin_features of byte crops (the disc's medians counted, each byte value's log looked up per crop and
+    channel): the old sort-and-log features bit for bit, on an Easy Slider board's coins looked for 0-7 mm off
+    their centres, one crop and batches, and on random, flat and glaring crops. The counted path is the one taken."""
+    counted = []
+    real = classify_module._masked_byte_medians
+    monkeypatch.setattr(classify_module, "_masked_byte_medians", lambda *args: counted.append(1) or real(*args))
+    bigs, margin = off_centre_coins
+    assert bigs.dtype == np.uint8
+    for batch in (bigs[:1], bigs[1:3], bigs[:25], bigs):
+        got = classify_module._wide_coin_features(batch, margin)
+        assert got.dtype == np.float32 and np.array_equal(got, _old_wide_coin_features(batch, margin))
+    rng = np.random.default_rng(18)
+    size = COIN_CROP_PX + 2 * margin
+    for crops in (rng.integers(0, 256, (5, size, size, 3), dtype=np.uint8),
+                  np.full((2, size, size, 3), 200, np.uint8),
+                  np.where(rng.random((3, size, size, 1)) < 0.5, 255, 0).astype(np.uint8).repeat(3, axis=3)):
+        assert np.array_equal(classify_module._wide_coin_features(crops, margin),
+                              _old_wide_coin_features(crops, margin))
+    assert len(counted) == 7
