@@ -1197,6 +1197,22 @@ def test_trampo_land_pawns_colour_does_not_matter_and_a_null_on_top_is_a_kid():
         read_state(visible[:die] + [bare] + visible[die + 1:], "epic-funhouse", "trampo-land")
 
 
+def test_trampo_land_a_pawn_doubted_for_its_colour_where_a_coin_is_seen_is_no_adult():
+    """A classic coin's print fitted as a pawn, "colour unclear", lies on its coin seen whole; a real pawn hides
+    its trampoline's coin (Trampo-Land classic 149: the suns ace on the bare trampoline 1 was read as an adult)."""
+    state, visible = trampo_seen()
+    bare = next(p for p in visible if p.kind is Kind.COIN and p.side == "value")  # trampoline 1, the empty one
+    phantom = DetectedPiece(Kind.PAWN, bare.x_mm + 1.0, bare.y_mm + 2.0, suit=Suit.SUNS, uncertain=True,
+                            reason="colour unclear: suns or crowns", confidence=0.5, height_mm=3.0)
+    with pytest.raises(NotReadable, match="trampoline 1 cannot be read: colour unclear"):
+        read_state(visible + [phantom], "epic-funhouse", "trampo-land")
+    # the same doubt on a pawn standing on its (hidden) coin: an adult whatever its colour
+    pawn = next(i for i, p in enumerate(visible) if p.kind is Kind.PAWN)
+    unsure = list(visible)
+    unsure[pawn] = replace(visible[pawn], uncertain=True, reason="colour unclear: suns or crowns")
+    assert read_state(unsure, "epic-funhouse", "trampo-land").state == state
+
+
 def test_trampo_land_figures_doubted_only_as_pawn_or_die_are_adults_beside_the_one_sure_die():
     """A hand-made pawn is a cube: the figure reader may fit it as a die whose face shows nothing. Trampo-Land has
     one die (you): with it read surely elsewhere, such a figure is an adult. Not without a sure die, nor when the

@@ -232,6 +232,30 @@ def test_a_kid_on_its_trampoline_is_reported(edition, seed, at, expected, monkey
             assert reading.text == case.text and state_json(reading.state) == case.state
 
 
+def test_a_classic_print_doubted_for_its_colour_is_not_read_as_an_adult():
+    """Trampo-Land classic 149 (states, a seed outside the bench's): the suns ace on the bare trampoline 1 was fitted
+    as a pawn "colour unclear: suns or crowns" over the coin, seen whole beside it, and read as an adult: a wrong
+    state. A pawn doubted only for its colour is an adult only where no coin is seen on its trampoline."""
+    from calibration.profile import load_profile
+    from calibration.table_calibration import calibrate_from_sheet
+    from tableside.frame_input import GAME_KINDS, _detect
+    from tableside.reading import NotReadable, all_pieces, read_state
+
+    case = state_case("trampo-land", "classic", 149)
+    image = case.frame.image
+    detection = _detect(image, calibrate_from_sheet(image), load_profile(_profile("classic")),
+                        GAME_KINDS["trampo-land"])
+    phantoms = [p for p in all_pieces(detection) if p.kind.value == "pawn" and p.uncertain
+                and (p.reason or "").startswith("colour unclear")]
+    assert phantoms, "the frame no longer shows the print fitted as a pawn: pick another"
+    try:
+        reading = read_state(detection, "epic-funhouse", "trampo-land")
+    except NotReadable as err:
+        assert "trampoline 1 " in str(err), err
+    else:
+        assert reading.text == case.text and state_json(reading.state) == case.state, reading.text
+
+
 # ----------------------------------------------------------------------------------------------- scores
 def _room_truth(name: str, case) -> dict:
     """What ``score --json`` must say for the truth of a room (or Plans of Action)."""
