@@ -1740,21 +1740,37 @@ def _adults_doubted_as_dice(layout: Any) -> list[DetectedPiece]:
 _DIE_FACE_SEEN = "a die's face is seen on its top"
 
 
+def _die_face_shows(p: DetectedPiece) -> bool:
+    """Whether a figure doubted only as a pawn or a die (and its colour) shows a die's face: a pawn with a die's
+    face seen on its top, or a die whose only doubt is which of two faces is up ("die face unclear: 4 or 1": both
+    marks matched). Not a die whose face is unreadable: a hand-made pawn (a cube) fitted as a die shows that
+    (10 of the 88 Trampo-Land frames' real pawns, seeds 100-247 every 7th); "die face unclear" there was 4 real
+    dice, no pawn."""
+    reason = p.reason or ""
+    if not _only_pawn_or_die_unclear(p):
+        return False
+    if _kind(p) is Kind.PAWN:
+        return _DIE_FACE_SEEN in reason
+    reasons = [r.strip() for r in reason.split(";") if r.strip()]
+    return any(r.startswith("die face unclear: ") for r in reasons) and not any(
+        r.startswith("die face unreadable") for r in reasons)
+
+
 def _you_doubted_as_a_pawn(layout: Any) -> DetectedPiece | None:
-    """The figure on a Trampo-Land triangle that must be the die (you) though the reader doubted whether it is a
-    pawn or a die: you are always on the board (you leave last), no die is read surely, it is the one figure
-    doubted, only as a pawn or a die (and its colour) and with a die's face seen on its top, every other figure is
-    a sure pawn (four at most, the set's adults), every trampoline shows a piece (a trampoline not seen is never
-    read) and no coin is seen under it (a figure fitted on a coin's print is the print). Trampo-Land default seed
-    90: the arms die on trampoline 12 read "a pawn or a die (a die's face is seen on its top)" beside three sure
-    pawns. None when any of that fails: nothing is settled."""
+    """The figure on a Trampo-Land triangle that must be the die (you) though the reader doubted it: you are always
+    on the board (you leave last), no die is read surely, it is the one figure doubted, only as a pawn or a die
+    (and its colour) and showing a die's face (:func:`_die_face_shows`: the room needs where you stand, not your
+    face), every other figure is a sure pawn (four at most, the set's adults), every trampoline shows a piece (a
+    trampoline not seen is never read) and no coin is seen under it (a figure fitted on a coin's print is the
+    print). Trampo-Land default seed 90: the arms die on trampoline 12 read "a pawn or a die (a die's face is seen on
+    its top)" beside three sure pawns; bold 191: the die on trampoline 2 read "die face unclear: 4 or 1" beside two.
+    None when any of that fails: nothing is settled."""
     here = [layout.spots.get(n, []) for n in range(1, 16)]
     if not all(here):
         return None
     figures = [p for spot in here for p in spot if _kind(p) in (Kind.PAWN, Kind.DIE)]
     doubted = [p for p in figures if p.uncertain]
-    if len(doubted) != 1 or not _only_pawn_or_die_unclear(doubted[0]) or _DIE_FACE_SEEN not in (doubted[0].reason
-                                                                                               or ""):
+    if len(doubted) != 1 or not _die_face_shows(doubted[0]):
         return None
     others = [p for p in figures if p is not doubted[0]]
     if any(_kind(p) is not Kind.PAWN for p in others) or len(others) > 4:

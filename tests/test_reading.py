@@ -1213,6 +1213,30 @@ def test_trampo_land_a_pawn_doubted_for_its_colour_where_a_coin_is_seen_is_no_ad
     assert read_state(unsure, "epic-funhouse", "trampo-land").state == state
 
 
+def test_trampo_land_the_one_die_doubted_only_for_which_face_is_up_is_you():
+    """Trampo-Land bold 191 (states): the die on trampoline 2 read "die face unclear: 4 or 1" beside two sure pawns.
+    The room needs where you stand, not your face, and you are always on the board. Not a die whose face is
+    unreadable (a hand-made pawn, a cube, fitted as a die shows that), nor with another figure doubted."""
+    state, visible = trampo_seen()
+    die = next(i for i, p in enumerate(visible) if p.kind is Kind.DIE)
+    unsure = list(visible)
+    unsure[die] = replace(visible[die], rank=None, uncertain=True, reason="die face unclear: 4 or 1", confidence=0.4)
+    reading = read_state(unsure, "epic-funhouse", "trampo-land")
+    assert reading.state == state and [s.reading for s in reading.settled] == ["you (the die)"]
+    for reason in ("die face unreadable", "die face unclear: 4 or 1; die face unreadable",
+                   "die face unclear: 4 or 1; outline unclear (partly hidden?)"):
+        other = list(unsure)
+        other[die] = replace(unsure[die], reason=reason)
+        with pytest.raises(NotReadable, match="cannot be read"):
+            read_state(other, "epic-funhouse", "trampo-land")
+    pawn = next(i for i, p in enumerate(visible) if p.kind is Kind.PAWN)
+    other = list(unsure)
+    other[pawn] = replace(visible[pawn], uncertain=True, reason="kind unclear: a pawn or a die (its plastic reaches "
+                          "beyond the pawn fitted)")
+    with pytest.raises(NotReadable, match="cannot be read"):
+        read_state(other, "epic-funhouse", "trampo-land")
+
+
 def test_trampo_land_figures_doubted_only_as_pawn_or_die_are_adults_beside_the_one_sure_die():
     """A hand-made pawn is a cube: the figure reader may fit it as a die whose face shows nothing. Trampo-Land has
     one die (you): with it read surely elsewhere, such a figure is an adult. Not without a sure die, nor when the
