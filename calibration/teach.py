@@ -93,6 +93,7 @@ class TeachPiece:
     angle_deg: float
     context: np.ndarray
     outline_mm: float = TILE_MM  # tiles: the side of the strongest square outline found (a printed frame's)
+    colour_bgr: tuple[float, float, float] | None = None  # tiles: the median colour of its middle (vision.set_colours)
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,7 @@ class TeachPhoto:
     px_per_mm: float
     image_size: tuple[int, int]
     notes: list[str] = field(default_factory=list)
+    paper_bgr: tuple[float, float, float] | None = None  # the sheet's paper (None: no sheet seen plainly)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -439,7 +441,7 @@ def _align_tiles(grid: list[list[TeachPiece]]) -> list[list[TeachPiece]]:
         du, dv = offsets[k] * scale
         out.append(TeachPiece(piece.x_mm + du * math.cos(a) - dv * math.sin(a),
                               piece.y_mm + du * math.sin(a) + dv * math.cos(a), piece.angle_deg, context,
-                              piece.outline_mm))
+                              piece.outline_mm, piece.colour_bgr))
     return [out[r * _COLS : (r + 1) * _COLS] for r in range(_ROWS)]
 
 
@@ -489,6 +491,26 @@ def _score_tiles(templates: np.ndarray, labels_of_templates: np.ndarray, feature
     others = per_label.copy()
     others[np.arange(len(features)), truth] = -np.inf
     return correct, correct - others.max(axis=1)
+
+
+def _tile_colours(face_photo: TeachPhoto, face_grid: list[list[TeachPiece]],
+                  backs: tuple[TeachPhoto, list[list[TeachPiece]]] | None) -> dict[str, list[float]] | None:
+    """The tiles' colours relative to the paper of their photo's sheet, for the detector to refuse a frame whose
+    tiles are another set's colours (vision.set_colours): per suit the median of its faces (the bold faces are
+    printed in their suit's colour), and the backs' median (BGR ratios); None when a photo showed no sheet
+    plainly or a tile's colour is not known."""
+    pieces = [p for row in face_grid for p in row] + ([p for row in backs[1] for p in row] if backs else [])
+    if face_photo.paper_bgr is None or any(p.colour_bgr is None for p in pieces):
+        return None
+
+    def relative(tiles: list[TeachPiece], paper: tuple[float, float, float]) -> list[float]:
+        median = np.median(np.array([p.colour_bgr for p in tiles], np.float64), axis=0)
+        return [round(float(v), 4) for v in median / np.asarray(paper, np.float64)]
+
+    out = {suit.value: relative(row, face_photo.paper_bgr) for suit, row in zip(SUITS, face_grid, strict=True)}
+    if backs is not None and backs[0].paper_bgr is not None:
+        out["back"] = relative([p for row in backs[1] for p in row], backs[0].paper_bgr)
+    return out
 
 
 def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int = 0) -> PieceSetProfile:
@@ -705,6 +727,9 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
             "tile_faces": [round(float(np.median(face_scores)), 3), round(float(np.median(face_margins)), 3)],
         },
     }
+    colours = _tile_colours(face_photo, face_grid, backs)
+    if colours is not None:
+        taught["tile_colours"] = colours
     return PieceSetProfile(
         name=name,
         tile_faces=tile_faces,

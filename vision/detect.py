@@ -84,6 +84,7 @@ from vision.segment import (
     squared_distances,
     votes_and_sides,
 )
+from vision.set_colours import colour_distances, marker_paper, paper_beside, tile_colours
 from vision.tiles import TileFit, fit_tiles, tile_candidates
 
 __all__ = ["Detector", "Shapes", "ProfileMismatch", "detect_pieces", "survey_teach_photo", "ALL_KINDS"]
@@ -95,6 +96,16 @@ class ProfileMismatch(VisionError):
 
 ALL_KINDS = ("tile", "coin", "pawn", "die", "pyramid")
 _FIGURE_KINDS = ("pawn", "die", "pyramid")
+_COLOUR_TILES_MIN = 4  # the tiles' colours are judged only where this many tiles read (vision.set_colours) ...
+# ... and refuse the profile where their median distance from the taught colour (vision.set_colours) is above this.
+# Measured (s20c frames): the right profile's tiles 0.094 at most (tile-backs 1204 hand-made, a lamp close above:
+# the kraft backs' red near the camera's clipping; bench_detect 0/20/40/60, bench_conditions and its coin grids,
+# glare x2.5 classic faces 0.075); another set's read as this set's: default <-> bold backs 0.117-0.20, classic faces
+# read with the default or hand-made profile 0.12-0.16. Not told apart (left for the unread count or nothing): the
+# classic and hand-made backs (0.05 at most: the same hue), white faces of the default and hand-made sets (0.04),
+# and the default and hand-made faces read with the classic profile (0.09-0.10: as far as the right classic faces
+# under glare).
+_COLOUR_REFUSE = 0.105
 _VIEW_PX_PER_MM = 0.5  # the view pieces are found in: a tile is 25 px, a coin 9.5
 _COIN_VOTES_MIN = 4.0  # coin-centre votes (rim pixels of the view, each at most 1) for a candidate
 _COIN_VOTES_FAINT = 3.0  # ... for a candidate that must read surely as a printed face (a light coin on paper)
@@ -367,7 +378,7 @@ class Detector:
             # coin still shows four fifths of itself: it is judged (the masked reread reads it in the right set)
             unread = [f for f in unread if sum(
                 c.height_mm > 0 and _inside(_finding_piece(f), c.x_mm, c.y_mm) for c in coins) < 2]
-        self._check_profile(image, tiles, unread)
+        self._check_profile(image, tiles, unread, coins)
         tiles = _doubt_faces_read_twice(tiles)
         coins = _doubt_tile_corner_prints(coins, tiles)
         pieces = (list(tiles) if "tile" in wanted else []) + coins
@@ -1194,9 +1205,30 @@ class Detector:
             out, _ = squares_hide_shown(centres, angles, half, self._markers, self._marker_shown)
         return out
 
-    def _check_profile(self, image: np.ndarray, tiles: list[DetectedPiece], unread: list[_TileFinding]) -> None:
+    def _check_profile(self, image: np.ndarray, tiles: list[DetectedPiece], unread: list[_TileFinding],
+                       coins: list[DetectedPiece]) -> None:
+        """Refuse a frame whose tiles are not the profile's set (:class:`ProfileMismatch`): many clear outlines
+        none of which reads (:meth:`_unread_refuses`), or tiles that read but show another set's colours
+        (:meth:`_colours_refuse`). Judging such a frame would be guessing: another set's tiles read as this set's
+        are read surely wrong."""
+        if not self.check_profile:
+            return
+        if self._unread_refuses(image, tiles, unread):
+            backs_note = "" if self.profile.tile_back is not None else " (its tile backs were not taught)"
+            raise ProfileMismatch(
+                f"the tiles in the photo do not look like the piece set of profile {self.profile.name!r}{backs_note}: "
+                "give the profile of this set (--profile set.json) or teach it with `tableside teach`"
+            )
+        if self._colours_refuse(image, tiles, unread, coins):
+            raise ProfileMismatch(
+                f"the tiles in the photo do not look like the piece set of profile {self.profile.name!r} (their "
+                "colours are another set's): give the profile of this set (--profile set.json) or teach it with "
+                "`tableside teach`"
+            )
+
+    def _unread_refuses(self, image: np.ndarray, tiles: list[DetectedPiece], unread: list[_TileFinding]) -> bool:
         """Many clear tile outlines of which (almost) none reads as a face or back of the profile's set: the
-        profile is of another set (or the backs were not taught). Judging such a frame would be guessing.
+        profile is of another set (or the backs were not taught).
 
         Before refusing, each unread outline is looked at 3 mm around for this set's back
         (:meth:`_read_backs_pulled`): one that reads so is this set's tile whose outline fit was pulled off (touching
@@ -1205,18 +1237,37 @@ class Detector:
         only on that path, so no frame judged before is judged differently. Another set's backs read as nothing
         there too (all 4 x 3 wrong pairings of tile-backs 1001, 1003, 1204 and Easy Slider 500 refused before are
         refused still)."""
-        if not self.check_profile or not self._refuses(len(tiles), len(unread)):
-            return
+        if not self._refuses(len(tiles), len(unread)):
+            return False
         if self.profile.tile_back is not None:
             again = self._read_backs_pulled(image, unread)
             backs = sum(f.reading.status != "none" for f in again)
             if not self._refuses(len(tiles) + backs, len(unread) - backs):
-                return
-        backs_note = "" if self.profile.tile_back is not None else " (its tile backs were not taught)"
-        raise ProfileMismatch(
-            f"the tiles in the photo do not look like the piece set of profile {self.profile.name!r}{backs_note}: "
-            "give the profile of this set (--profile set.json) or teach it with `tableside teach`"
-        )
+                return False
+        return True
+
+    def _colours_refuse(self, image: np.ndarray, tiles: list[DetectedPiece], unread: list[_TileFinding],
+                        coins: list[DetectedPiece]) -> bool:
+        """Tiles read, but most of them far from the colour the profile's set was taught in (vision.set_colours):
+        the median distance of ``_COLOUR_TILES_MIN`` or more tiles above ``_COLOUR_REFUSE``. Says nothing where the
+        profile has no taught colours, too few tiles read or the paper beside them is not seen."""
+        taught = self.profile.taught.get("tile_colours")
+        # tiles read surely: an uncertain one may be under a hand (its colour is the hand's)
+        judged = [t for t in tiles if t.side in ("face", "back") and not t.uncertain]
+        if not taught or len(judged) < _COLOUR_TILES_MIN:
+            return False
+        outlines = np.array([[t.x_mm, t.y_mm] for t in tiles] + [f.pose.centre for f in unread], np.float64)
+        paper = paper_beside(image, self.calibration, outlines, np.array([[c.x_mm, c.y_mm] for c in coins]),
+                             self.sheet_mm, self.markers_mm)
+        if paper is None:
+            return False
+        colours = tile_colours(image, self.calibration, np.array([[t.x_mm, t.y_mm] for t in judged]),
+                               np.array([t.angle_deg for t in judged]), self.profile.tile_thickness_mm)
+        distances = colour_distances(colours / np.maximum(paper, 1.0), [str(t.side) for t in judged], taught)
+        distances = distances[~np.isnan(distances)]
+        if len(distances) < _COLOUR_TILES_MIN:
+            return False
+        return float(np.median(distances)) > _COLOUR_REFUSE
 
     @staticmethod
     def _refuses(read: int, unread: int) -> bool:
@@ -2351,8 +2402,10 @@ def survey_teach_photo(image: np.ndarray, calibration: Calibration, name: str = 
                                                              _TILE_FIT_MM), TILE_MM, shrink_mm=_TEACH_SHRINK_MM)
     tile_context = sample_crops(image, calibration, tile_centres, tile_angles, tiles_thick, TILE_CONTEXT_MM,
                                 TILE_CONTEXT_PX)
-    tiles = [TeachPiece(float(c[0]), float(c[1]), float(a), crop, frame.size_mm)
-             for c, a, crop, frame in zip(tile_centres, tile_angles, tile_context, frames, strict=True)]
+    colours = tile_colours(image, calibration, tile_centres, tile_angles, tiles_thick)
+    tiles = [TeachPiece(float(c[0]), float(c[1]), float(a), crop, frame.size_mm, tuple(float(v) for v in colour))
+             for c, a, crop, frame, colour in zip(tile_centres, tile_angles, tile_context, frames, colours,
+                                                  strict=True)]
     # the layout's tiles lie in a block: a square that four coins or a marker and the sheet's edge make alone
     # is no tile (and must not hide the coins under it)
     tiles = [t for block in _blocks(tiles, TILE_MM) if len(block) >= 6 for t in block]
@@ -2370,9 +2423,12 @@ def survey_teach_photo(image: np.ndarray, calibration: Calibration, name: str = 
         white = np.median(np.concatenate([t.context.reshape(-1, 3) for t in tiles]), axis=0)
     else:
         white = np.percentile(detector.colour_view(image).image.reshape(-1, 3), 95, axis=0)
+    # the paper the tiles' colours are taught against (vision.set_colours): the layout lies beside the sheet
+    markers = sheet_markers(calibration)
+    paper = None if markers is None else marker_paper(image, markers, markers_shown(shapes.grey, markers))
     return TeachPhoto(name, tiles, coins, figures, tuple(float(v) for v in white), float(
         calibration.px_per_mm_at(tile_centres.mean(axis=0) if len(tiles) else np.zeros(2))),
-        (image.shape[1], image.shape[0]))
+        (image.shape[1], image.shape[0]), paper_bgr=None if paper is None else tuple(float(v) for v in paper))
 
 
 _TEACH_FIT_TURN_DEG = 1.9  # a fit turns a tile by 2 degrees at most (vision.tiles._fit_tiles): one that turned

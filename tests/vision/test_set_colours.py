@@ -1,0 +1,89 @@
+"""A profile from another set is refused by its tiles' colours (vision.set_colours, Detector._colours_refuse).
+
+Every edition's backs print a frame and a cross: the default and bold backs read as each other's, all of them
+surely, and the reader's colour-ratio features cannot tell them apart. The profile check counted unread outlines
+only, so it let these through (the 4 x 3 wrong pairings of tile-backs 1001, 1003, 1204 and Easy Slider 500: 17
+of 48 not refused). The tiles' colour relative to the sheet's paper beside them tells the sets apart.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from detect_scenes import taught_profile, tile_block_frame
+
+from calibration.profile import default_profile
+from calibration.table_calibration import calibrate_from_sheet
+from vision.detect import _COLOUR_REFUSE, Detector, ProfileMismatch
+from vision.set_colours import colour_distances, paper_beside, tile_colours
+
+_BY_COLOUR = "their colours are another set's"
+
+
+def test_teach_records_the_tiles_colours_per_suit_and_for_the_backs():
+    for profile in (taught_profile("bold"), default_profile()):
+        colours = profile.taught["tile_colours"]
+        assert set(colours) == {"suns", "moons", "crowns", "arms", "back"}
+    bold = taught_profile("bold").taught["tile_colours"]
+    # the bold faces are printed in their suit's colour (suns red: more red than blue), its backs near black
+    assert bold["suns"][2] > 1.5 * bold["suns"][0] and max(bold["back"]) < 0.3
+    default = default_profile().taught["tile_colours"]
+    assert default["back"][0] > 1.4 * default["back"][2]  # grey-blue backs
+
+
+@pytest.mark.parametrize(("seed", "edition", "other"), [(1001, "bold", "default"), (1001, "default", "bold"),
+                                                        (1003, "bold", "default"), (1003, "default", "bold")])
+def test_backs_of_another_set_that_read_as_this_sets_are_refused_by_their_colour(seed, edition, other):
+    frame = tile_block_frame(seed, edition=edition)
+    calibration = calibrate_from_sheet(frame.image)
+    profile = default_profile() if other == "default" else taught_profile(other)
+    # without the colours (a profile taught before they were recorded) the other set's backs read as this set's
+    # and the frame is judged: the check has nothing to go by and says nothing
+    blind = profile.but(taught={k: v for k, v in profile.taught.items() if k != "tile_colours"})
+    detection = Detector(calibration, blind).detect(frame.image, kinds=("tile", "coin"))
+    assert sum(p.side == "back" for p in detection.pieces) >= 10
+    with pytest.raises(ProfileMismatch, match=f"profile '{other}' \\({_BY_COLOUR}\\)"):
+        Detector(calibration, profile).detect(frame.image, kinds=("tile", "coin"))
+    # the right profile reads the frame
+    right = default_profile() if edition == "default" else taught_profile(edition)
+    assert Detector(calibration, right).detect(frame.image, kinds=("tile", "coin")).pieces
+
+
+def test_glare_on_glossy_backs_does_not_refuse_the_right_profile():
+    """Tile-backs 1204: a lamp close above the 2 x 2 block glares on the glossy default and bold backs. Their colour
+    relative to the paper rises a third to twice (a check of brightness or of colour ratios would refuse the right
+    profile, losing the frame); the opponent pair the check compares cancels the light the glare adds."""
+    for edition in ("default", "bold"):
+        frame = tile_block_frame(1204, edition=edition)
+        calibration = calibrate_from_sheet(frame.image)
+        profile = default_profile() if edition == "default" else taught_profile(edition)
+        detection = Detector(calibration, profile).detect(frame.image, kinds=("tile", "coin"))
+        backs = [p for p in detection.pieces if p.side == "back"]
+        assert len(backs) == 4
+        centres = np.array([[p.x_mm, p.y_mm] for p in backs])
+        coins = np.array([[p.x_mm, p.y_mm] for p in detection.pieces if p.kind.value == "coin"])
+        detector = Detector(calibration, profile)
+        paper = paper_beside(frame.image, calibration, centres, coins, detector.sheet_mm, detector.markers_mm)
+        relative = tile_colours(frame.image, calibration, centres, np.array([p.angle_deg for p in backs]),
+                                profile.tile_thickness_mm) / paper
+        taught = np.array(profile.taught["tile_colours"]["back"])
+        assert np.median(np.log(relative.mean(axis=1) / taught.mean())) > 0.3  # the glare: far lighter than taught
+        # the opponent pair: 0.042 (default) and 0.056 (bold) from the taught one
+        distances = colour_distances(relative, ["back"] * 4, profile.taught["tile_colours"])
+        assert np.median(distances) < 0.6 * _COLOUR_REFUSE
+
+
+def test_tableside_detect_refuses_the_built_in_profile_on_bold_backs_in_one_line(capsys, tmp_path):
+    """``tableside detect`` with the built-in profile (the default set) on the bold set's backs: one line, exit 2,
+    nothing written (issue #5: "a profile from another set: a clear message, exit code 2, nothing written")."""
+    import cv2
+
+    from tableside.cli import main
+
+    frame = tile_block_frame(1001, edition="bold")
+    path, out = tmp_path / "backs.png", tmp_path / "never.png"
+    cv2.imwrite(str(path), frame.image)
+    assert main(["detect", str(path), "--annotate", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert _BY_COLOUR in err and "\n" not in err and "Traceback" not in err, err
+    assert not out.exists()
