@@ -130,15 +130,17 @@ def colour_distances(relative: np.ndarray, sides: Sequence[str], taught: dict[st
     faces = opponent(np.array([taught[s.value] for s in SUITS if s.value in taught], np.float64))
     backs = opponent(np.array([taught["back"]], np.float64)) if "back" in taught else np.zeros((0, 2))
     out = np.full(len(seen), np.nan)
-    for i, (pair, side) in enumerate(zip(seen, sides, strict=True)):
-        refs = backs if side == "back" else faces
-        if len(refs):
-            out[i] = min(_scaled_distance(pair, ref) for ref in refs)
+    is_back = np.array([side == "back" for side in sides], bool)
+    for refs, which in ((faces, ~is_back), (backs, is_back)):
+        if len(refs) and which.any():
+            out[which] = _scaled_distances(seen[which], refs).min(axis=1)
     return out
 
 
-def _scaled_distance(pair: np.ndarray, ref: np.ndarray) -> float:
-    """The distance of ``pair`` from ``k * ref``, ``k`` within ``_SCALES`` (the projection's, clipped)."""
-    norm = float(ref @ ref)
-    k = float(np.clip(pair @ ref / norm, *_SCALES)) if norm > 1e-12 else 1.0
-    return float(np.hypot(*(pair - k * ref)))
+def _scaled_distances(pairs: np.ndarray, refs: np.ndarray) -> np.ndarray:
+    """The distance (n, m) of each pair from ``k * ref`` for each ref, ``k`` within ``_SCALES`` (the projection's,
+    clipped; 1 for a ref with no colour at all)."""
+    norms = np.einsum("mj,mj->m", refs, refs)
+    safe = np.where(norms > 1e-12, norms, 1.0)
+    k = np.where(norms > 1e-12, np.clip(pairs @ refs.T / safe, *_SCALES), 1.0)
+    return np.hypot(*(pairs[:, None, :] - k[:, :, None] * refs[None]).transpose(2, 0, 1))
