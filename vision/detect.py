@@ -98,13 +98,13 @@ ALL_KINDS = ("tile", "coin", "pawn", "die", "pyramid")
 _FIGURE_KINDS = ("pawn", "die", "pyramid")
 _COLOUR_TILES_MIN = 4  # the tiles' colours are judged only where this many tiles read (vision.set_colours) ...
 # ... and refuse the profile where their median distance from the taught colour (vision.set_colours) is above this.
-# Measured (s20c frames): the right profile's tiles 0.094 at most (tile-backs 1204 hand-made, a lamp close above:
-# the kraft backs' red near the camera's clipping; bench_detect 0/20/40/60, bench_conditions and its coin grids,
-# glare x2.5 classic faces 0.075); another set's read as this set's: default <-> bold backs 0.117-0.20, classic faces
-# read with the default or hand-made profile 0.12-0.16. Not told apart (left for the unread count or nothing): the
-# classic and hand-made backs (0.05 at most: the same hue), white faces of the default and hand-made sets (0.04),
-# and the default and hand-made faces read with the classic profile (0.09-0.10: as far as the right classic faces
-# under glare).
+# Measured: the right profile's tiles 0.094 at most (tile-backs 1204 hand-made, a lamp close above: the kraft backs'
+# red near the camera's clipping); bench_detect offsets 0-60 0.060 at most, bench_states 0.065, bench_conditions
+# 0.088 (glare x2.5 on the classic faces; 0.067-0.080 on its held-out seeds). Another set's tiles read as this set's:
+# default <-> bold backs 0.117-0.20, classic faces read with the default or hand-made profile 0.12-0.16. Not told
+# apart (left to the unread count, or judged): the classic and hand-made backs (0.05 at most: the same hue), the
+# white faces of the default and hand-made sets (0.04), and the default and hand-made faces read with the classic
+# profile (0.09-0.10: as far as the right classic faces under glare).
 _COLOUR_REFUSE = 0.105
 _VIEW_PX_PER_MM = 0.5  # the view pieces are found in: a tile is 25 px, a coin 9.5
 _COIN_VOTES_MIN = 4.0  # coin-centre votes (rim pixels of the view, each at most 1) for a candidate
