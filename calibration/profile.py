@@ -38,7 +38,9 @@ Fields that other modules read (agreed with ``vision.figures``; all in :class:`P
   ``tile_frame_mm``: how much smaller than the tile the strongest square outline of its face is (a printed frame
   inside the edge; 0 when the edge itself is), measured by teach; ``coin_rim_taps``: the coins' radial signature,
   (radius mm, weight) of the concentric edges every coin shows (a printed ring, the rim; weight < 0 where the
-  brightness falls outward), measured by teach.
+  brightness falls outward), measured by teach; ``taught["coin_face_chroma"]``: the value side's face colour
+  relative to the teach photo's white (:func:`face_chroma`; absent from profiles taught before it, or whose coins
+  were photographed without the tiles' faces: then no blank face is judged by its colour).
 
 A profile may also hold ``tile_marks``: the middle of each tile face (its rank mark, ``MARK_CROP_MM`` square) at
 about the camera's own resolution (``MARK_CROP_PX``), with the margin teach measured a reading of it needs. The
@@ -83,6 +85,8 @@ __all__ = [
     "coin_features",
     "coin_polar",
     "coin_sharpness",
+    "coin_face_colour",
+    "face_chroma",
     "tile_raw",
     "turned_tile_features",
     "tile_scores",
@@ -439,6 +443,32 @@ def coin_sharpness(crop: np.ndarray) -> float:
     low, high = _sorted_percentile(values, 5.0), _sorted_percentile(values, 95.0)  # two np.percentile calls
     contrast = high - low + 10.0
     return float(np.mean(cv2.magnitude(gx, gy)[disc])) / contrast
+
+
+_FACE_DISC_MM = 6.4  # a coin's face inside its rim (8.2 mm), a millimetre's margin for a centre fitted off
+_FACE_RING_MM = 5.6  # ... and outside the print of a numeral or symbol (to 5.3 mm)
+
+
+def coin_face_colour(crop: np.ndarray, size_mm: float, ring: bool = False) -> np.ndarray:
+    """The median colour (BGR) of a coin's face in a crop centred on it (``size_mm`` across): its disc inside the
+    rim (a blank face), or with ``ring`` only the ring between its print and its rim (a face printed in the middle:
+    what teach measures on the value side's coins)."""
+    x = np.asarray(crop, np.float64).reshape(crop.shape[0], crop.shape[1], -1)
+    centre = (x.shape[0] - 1) / 2.0
+    y_px, x_px = np.mgrid[0 : x.shape[0], 0 : x.shape[1]]
+    r = np.hypot(x_px - centre, y_px - centre) * size_mm / x.shape[0]
+    inside = (r < _FACE_DISC_MM) & (r >= (_FACE_RING_MM if ring else 0.0))
+    return np.median(x[inside], axis=0)
+
+
+def face_chroma(colour_bgr: np.ndarray, white_bgr: np.ndarray) -> np.ndarray:
+    """(log G/R, log B/R) of ``colour_bgr`` minus those of ``white_bgr`` (the white under the same light): the
+    colour's chromaticity relative to the light's. A light's colour multiplies a face and the white alike (the
+    von Kries model of the features above), and a face's brightness (shade, exposure) scales its channels alike:
+    both cancel."""
+    logs = np.log(np.maximum(np.asarray(colour_bgr, np.float64), 1.0)) - np.log(
+        np.maximum(np.asarray(white_bgr, np.float64), 1.0))
+    return np.array([logs[1] - logs[2], logs[0] - logs[2]])
 
 
 def coin_features(crops: np.ndarray) -> np.ndarray:

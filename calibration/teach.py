@@ -49,10 +49,12 @@ from calibration.profile import (
     _log_ratio,
     _normalise,
     coin_correlations,
+    coin_face_colour,
     coin_features,
     coin_sharpness,
     coin_symbol_level,
     coin_symbol_template,
+    face_chroma,
     fit_coin_symbol,
     mark_features,
     mark_scores,
@@ -720,6 +722,11 @@ def build_profile(photos: Sequence[TeachPhoto], name: str = "taught", seed: int 
         "coin_suit_sharpness": round(float(np.median([coin_sharpness(c) for row in suit_plain for c in row])), 4),
         # per face (a sun's thin rays are sharper than a moon's crescent): what blur makes unreadable differs
         "coin_label_sharpness": label_sharpness,
+        # the coins' face colour relative to the photo's white, its tiles' faces (vision.coin_face_colour: a blank
+        # face read in a frame must be the coins' colour, not a fingertip's); only where the photo's white is its
+        # tiles' faces', as the frame's is taken (another photo's white is its brightest pixels')
+        **({"coin_face_chroma": [round(float(v), 4) for v in _coin_face_chroma(value_photo, value_grid)]}
+           if value_photo is face_photo else {}),
         "tile_backs": backs is not None,
         # per suit whose value-side ace prints its symbol (twins): the symbol and the ace's and suit sides' sizes
         **({"coin_twins": twins} if twins else {}),
@@ -1005,6 +1012,13 @@ def _radial_derivatives(context: np.ndarray, shifts: np.ndarray, radii: np.ndarr
         ey = cv2.remap(gy, map_x, map_y, cv2.INTER_LINEAR)
         out[i] = ex * c + ey * s
     return out
+
+
+def _coin_face_chroma(photo: TeachPhoto, grid: list[list[TeachPiece]]) -> np.ndarray:
+    """The value side's coins' face colour (the median of each coin's face between its print and its rim) as
+    :func:`calibration.profile.face_chroma` relative to the photo's white."""
+    faces = [coin_face_colour(p.context, COIN_CONTEXT_MM, ring=True) for row in grid for p in row]
+    return face_chroma(np.median(faces, axis=0), np.array(photo.white_bgr, float))
 
 
 def _coin_rim_taps(pieces: list[TeachPiece]) -> tuple[tuple[float, float], ...]:

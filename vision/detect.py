@@ -42,6 +42,7 @@ from calibration.profile import (
     TILE_CROP_MM,
     TILE_CROP_PX,
     PieceSetProfile,
+    coin_face_colour,
     default_profile,
 )
 from calibration.rectify import Rectified
@@ -58,6 +59,7 @@ from calibration.teach import (
 )
 from rules.pieces import COIN_MM, TILE_MM, Kind
 from vision.classify import COVER_LOOK_MIN_SCORE, SEARCH_MIN_SCORE, CoinReader, MarkReader, Reading, TileReader
+from vision.coin_face_colour import FACE_CHROMA_MOST, WHITE_TILES_LEAST, off_coin_colour
 from vision.coin_ink import (
     MARK_COLOUR_PX_PER_MM,
     frame_px_per_mm,
@@ -1419,9 +1421,9 @@ class Detector:
         if around is not None:  # dropped where a figure stands, as a meeple's head could pass for a coin
             around += [piece for _, _, piece in more]
         found += more
-        return self._name_nulls_by_frame(image, [
+        return self._name_nulls_by_frame(image, self._doubt_blank_by_colour(image, [
             self._doubt_blank_by_marker(piece)
-            for piece in _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)])
+            for piece in _non_overlapping([(rank, piece) for rank, _, piece in found], 0.8 * COIN_MM)], tiles))
 
     def _name_nulls_by_frame(self, image: np.ndarray, coins: list[DetectedPiece]) -> list[DetectedPiece]:
         """Sure blank nulls read without a suit given the suit the rims of the frame's sure suited coins show
@@ -1453,6 +1455,31 @@ class Detector:
         for k, suit in zip(nulls, named, strict=True):
             if suit is not None:
                 out[k] = replace(coins[k], suit=suit)
+        return out
+
+    def _doubt_blank_by_colour(self, image: np.ndarray, coins: list[DetectedPiece], tiles: list[DetectedPiece]
+                               ) -> list[DetectedPiece]:
+        """Sure blank faces (nulls of a set whose null is blank) whose colour is not the coins' (a fingertip's skin:
+        :mod:`vision.coin_face_colour`): uncertain, naming nothing. Judged where the profile knows the coins' face
+        colour and the frame's white is known from ``WHITE_TILES_LEAST`` face-up tiles read surely."""
+        taught = self.profile.taught.get("coin_face_chroma")
+        blank = [k for k, c in enumerate(coins) if not c.uncertain and c.side == "value" and c.rank == 0]
+        faces = [t for t in tiles if not t.uncertain and t.kind is Kind.TILE and t.side == "face"]
+        if taught is None or not blank or len(self.coin_reader.blank) == 0 or len(faces) < WHITE_TILES_LEAST:
+            return coins
+        tile_crops = sample_crops(image, self.calibration, np.array([[t.x_mm, t.y_mm] for t in faces]),
+                                  np.array([t.angle_deg for t in faces]), self.profile.tile_thickness_mm,
+                                  TILE_CROP_MM, TILE_CROP_PX)
+        white = np.median(tile_crops.reshape(-1, 3), axis=0)  # as teach takes its photo's white: the faces' median
+        at = np.array([[coins[k].x_mm, coins[k].y_mm] for k in blank])
+        heights = np.array([coins[k].height_mm + self.profile.coin_thickness_mm for k in blank])
+        crops = sample_crops(image, self.calibration, at, np.zeros(len(blank)), heights, COIN_CROP_MM, COIN_CROP_PX)
+        out = list(coins)
+        for k, crop in zip(blank, crops, strict=True):
+            if off_coin_colour(coin_face_colour(crop, COIN_CROP_MM), white, taught) > FACE_CHROMA_MOST:
+                out[k] = replace(coins[k], uncertain=True, suit=None, rank=None,
+                                 confidence=min(coins[k].confidence, 0.5), could_be=(),
+                                 reason="blank face not the coins' colour (a hand?)")
         return out
 
     def _doubt_blank_by_marker(self, coin: DetectedPiece) -> DetectedPiece:
