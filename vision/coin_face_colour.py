@@ -11,12 +11,14 @@ white, the light's colour and the face's brightness cancel (the von Kries model 
 
 A face may be paler than taught but not of another colour: near the camera's white clipping (bright light, glare)
 a coin's face loses its colour towards the white's, so the taught colour is the far end of a segment from the
-white (chroma 0) and a face is judged by its distance from that segment. Measured (fingertip-18): 85 real blank
-nulls of bench_detect's coin grids and tile-backs (offsets 0-60), bench_states' games (white from the frame's 95th
-percentile, no face-up tiles there) lie within 0.094 of it, 150 on and beside face-up tiles under random light
-(rendered Easy Slider boards whose coins are nulls) within ``_NULLS_MEASURED``; the fingertip of 1962 lies 0.261
-off, and coin-sized patches of the four skins over the boards of bench_conditions' hand rows (offsets 0, 1000,
-2000) mostly farther (see ``FACE_CHROMA_MOST``).
+white (chroma 0) and a face is judged by its distance from that segment. Measured (fingertip-18, default
+edition): 85 real blank nulls read in bench_detect's coin grids and tile-backs (offsets 0-60), bench_states' games
+(seeds 100-121) and bench_conditions' coin grids at 820x616 lie within 0.094 of it (white: the frame's 95th
+percentile, no face-up tile there); 68 read on and beside face-up tiles under random light (20 rendered Easy
+Slider boards whose coins are nulls, three more on tiles; white: the tiles') within 0.085, 0.017 on average. The
+fingertip of 1962 lies 0.261 off; coin-sized patches of the four skins over the 24 boards of bench_conditions'
+hand rows (offsets 0, 1000, 2000; the tiles' white) lie 0.25-0.74 off at their median per board, 0.16-0.71 at
+their 5th percentile (the lightest skin in a light as warm as the coins' is the nearest).
 
 Where fewer than ``WHITE_TILES_LEAST`` face-up tiles are read the frame's white is not known well enough (the
 95th percentile of a frame mixes the table's wood into the white's red, and the fingertip above measured 0.07

@@ -73,8 +73,8 @@ def _null_board(seed: int):
 
 
 def test_real_blank_nulls_among_face_up_tiles_stay_sure():
-    """Seed 1's warm dim light deepens the nulls' wood (0.07-0.085 off the taught colour, the farthest of 150 such
-    nulls on 20 boards): every null still read surely, none doubted for its colour."""
+    """Seed 1's warm dim light deepens the nulls' wood (0.07-0.085 off the taught colour, the farthest of the 68
+    such nulls read on 20 boards): every null still read surely, none doubted for its colour."""
     frame = _null_board(1)
     profile = default_profile()
     detection = Detector(calibrate_from_sheet(frame.image), profile).detect(frame.image, kinds=("tile", "coin"))
