@@ -53,7 +53,7 @@ from calibration.profile import (
     tile_raw,
 )
 from rules.pieces import Suit
-from vision import coin_twins, coin_values
+from vision import coin_shape, coin_twins, coin_values
 from vision.coin_ink import (
     ACHROMATIC_MAX,
     MARK_COLOUR_PX_PER_MM,
@@ -951,6 +951,13 @@ class CoinReader:
         self.rim_hues = suit_hues(profile.suit_colors, self.achromatic)
         # the value labels an unclear coin may be judged as in place of a best label fitting off the rim (see
         # _aligned, coin_values.at_rim_instead and RUNNER_UP_RANKS)
+        # each value 4 whose ace of the same suit is a letter "A" (not a symbol: no twin), with that ace: the pairs
+        # the ink's shape tells apart where the templates do not (see _by_shape)
+        self.ace_of_four = {
+            k: a for k, (side, suit, rank) in enumerate(self.labels) if side == "value" and rank == 4
+            for a, (other, other_suit, other_rank) in enumerate(self.labels)
+            if other == "value" and other_rank == 1 and other_suit == suit and a not in self.twin_of
+            and a not in self.blank_set}
         self.rim_rank_labels = frozenset(
             k for k, (side, _, rank) in enumerate(self.labels)
             if side == "value" and rank in coin_values.RUNNER_UP_RANKS and k not in self.blank_set
@@ -1031,6 +1038,10 @@ class CoinReader:
                                       per_exact[j], windows)
             if reading.status == "ok":
                 where = chosen[j]  # the print's own window
+            elif reading.status == "unclear" and reading.reason == "face unclear":
+                # a 4 whose A alone comes within the margin: the ink's shape tells them apart
+                reading = self._by_shape(reading, best, top, int(np.argmax(exact[k, top])), crops[k : k + 1],
+                                         per_exact[k], windows)
         return reading, where, top
 
     def read_batch(self, big: np.ndarray, margin: int) -> list[tuple[Reading, tuple[int, int]]]:
@@ -1359,6 +1370,43 @@ class CoinReader:
         if any(self.labels[k][0] != side and score - float(per_label[k]) < model.min_margin
                and coin_values.window_distance(windows[k]) < coin_values.OTHER_SIDE_OFF_PX for k in close) \
                 or not coin_values.fits_at_rim(best, close, windows, coin_values.apart_for(rank)):
+            return reading
+        margin = float(score - max(float(per_label[k]) for k in close)) if close else need
+        sure = Reading("ok", side, suit, rank, shift * 360.0 / COIN_ANGLES, score, margin, 0.5)
+        if self.achromatic:
+            sure = self._by_ink(sure, per_label, crop)
+        if sure.status != "ok" or face_share(crop[0]) < _FACE_SHARE_MIN:
+            return reading
+        sure = self._gated(sure, crop[0])
+        return sure if sure.status == "ok" else reading
+
+    def _by_shape(self, reading: Reading, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray,
+                  here: np.ndarray, windows: list[tuple[int, int]]) -> Reading:
+        """An unclear value 4 read surely by its ink's shape (:mod:`vision.coin_shape`) where the only face within
+        the margin is its suit's "A" (the other side's symbol let off as in :meth:`_by_window`: held to the model's
+        plain margin unless it fits farther off than a print centred on the coin could put it), every face read at
+        the 4's own window trails it there by the full margin, and the ink is shaped as a 4 with its counter
+        showing (:func:`vision.coin_shape.reads_as_four`). Then checked as every sure reading is (ink, face
+        colour, sharpness). Only where the frame's scale is known and as fine as the crops the cue was measured
+        on (``SHAPE_FROM_PX_PER_MM``). Arguments as :meth:`_by_window`'s, ``best`` the best label."""
+        ace = self.ace_of_four.get(best)
+        if ace is None or self.px_per_mm is None or self.px_per_mm < coin_shape.SHAPE_FROM_PX_PER_MM:
+            return reading
+        side, suit, rank = self.labels[best]
+        model, index = self.label_model[best]
+        score = float(per_label[best])
+        need = model.margin_for(index, score)
+        if score < model.trusted_score or score - float(np.max(np.delete(here, best), initial=-1.0)) < need:
+            return reading
+        if self._judge_faces(per_label, best, shift, crop, here).status != "unclear":
+            return reading  # unclear for another reason than a face within the margin (ink, twins' size)
+        needs = np.array([need if lab[0] == side else max(need, _SIDE_MARGIN) for lab in self.labels])
+        close = coin_values.close_rivals(per_label, best, needs)
+        if any(k != ace and (self.labels[k][0] == side or (
+                score - float(per_label[k]) < model.min_margin
+                and coin_values.window_distance(windows[k]) < coin_values.OTHER_SIDE_OFF_PX)) for k in close):
+            return reading
+        if not coin_shape.reads_as_four(crop[0]):
             return reading
         margin = float(score - max(float(per_label[k]) for k in close)) if close else need
         sure = Reading("ok", side, suit, rank, shift * 360.0 / COIN_ANGLES, score, margin, 0.5)
