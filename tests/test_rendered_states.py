@@ -48,7 +48,6 @@ ABSTAINS: dict[tuple[str, str], str] = {
                                "possible",
     # Trampo-Land laid from one set (the set-aside suit's coins and the nulls as kids): measured on the new frames
     ("trampo-land", "classic"): "the coin on trampoline 8: a kid (suns' suit side) or a bare trampoline (the ace)",
-    ("trampo-land", "hand-made"): "the coin on trampoline 2: face unclear",
     ("trampo-land", "bold"): "the coin on trampoline 11: a kid (suns' suit side) or a bare trampoline (the ace)",
 }
 #: The same for ``score`` (the same frames as ``state``, default edition).
