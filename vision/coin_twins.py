@@ -151,6 +151,17 @@ _INK_SHARE = 0.05
 _INK_RING_KEPT = 70  # percent of the ring's pixels the face's plane is fitted to, the most face-like
 _INK_MOST_SHIFT_MM = 1.5
 _INK_RING_OUT_MM = 7.8
+# The same suits' twins of one frame read against each other by their fitted size (by_larger). Where the size does
+# not tell a twin from the taught sizes alone (the game's suns and classic crowns fit far from teach's and widely:
+# classic suns aces q -1.6 to -0.3, suit sides -0.3 to 2.2), it does within a frame: over bench_detect's four offsets
+# (twins-16's 806 crops, fits read as the size is: residual, shift and blur within the limits above) a frame's ace
+# fitted below every suit side of its suit in that frame, by 0.25 or more (bold suns 0.25, classic crowns 0.33,
+# classic suns 0.43; dev offsets 0/20 alone the same). A twin is read as its suit side where another twin of its
+# suit in the frame fits LARGER_BY smaller: it is no ace (a set holds one ace of a suit, and it would have fitted
+# LARGER_BY above a suit side, 0.85 beyond the worst seen). The ace itself is never read so.
+READ_BY_LARGER = True
+LARGER_BY = 0.6
+LARGER_CONFIDENCE = 0.5
 
 
 @dataclass(frozen=True)
@@ -212,8 +223,14 @@ class TwinSizes:
             suit_from = max(MIDDLE + _LEAST_HALF_BAND,
                             float(entry["ace_reach"]) + FAR_READ_SDS * float(entry["read_unsteady"]))
             self.far[suit] = (self.symbols[suit], float(entry["ace"]), float(entry["suit"]), suit_from)
+        # every twin suit's taught ace and suit-side scales, read by size or not (by_larger's q)
+        self.scales: dict[Suit, tuple[float, float]] = {
+            Suit(name): (float(entry["ace"]), float(entry["suit"]))
+            for name, entry in (taught.get("coin_twins") or {}).items()
+            if float(entry["suit"]) - float(entry["ace"]) >= _LEAST_GAP}
         self._verdicts: dict[tuple[Suit, bytes], TwinVerdict] = {}
         self._not_dots: dict[tuple[Suit, float | None, bytes], bool] = {}
+        self._frame_sizes: dict[tuple[Suit, float | None, bytes], float | None] = {}
 
     def __bool__(self) -> bool:
         return bool(self.suits) or bool(self.far)
@@ -247,6 +264,29 @@ class TwinSizes:
             self._not_dots[key] = fit.scale >= NOT_A_DOT_SCALE and fit.residual <= NOT_A_DOT_RESIDUAL \
                 and max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) <= _MOST_SHIFT_MM
         return self._not_dots[key]
+
+    def read_in_frame(self, suit: Suit) -> bool:
+        """Whether ``suit``'s twins are read against the frame's by their ink and their order of size (by_ink,
+        by_larger), not by their size against the frame's sure twins (by_frame): no taught size band, or a wide one."""
+        entry = self.suits.get(suit)
+        return entry is None or entry[3] > FRAME_MOST_HALF_BAND
+
+    def frame_size(self, crop: np.ndarray, suit: Suit, turn_deg: float | None = None) -> float | None:
+        """The q (as :class:`TwinVerdict`'s) at which ``suit``'s taught symbol fits a coin crop (COIN_CROP_PX square,
+        BGR), where the fit explains it as a read size must (residual, shift, blur: see ``_judge``), else None; for
+        by_larger. None where the suit has no taught scales."""
+        if not READ_BY_LARGER or suit not in self.scales:
+            return None
+        key = (suit, turn_deg, np.ascontiguousarray(crop).tobytes())
+        if key not in self._frame_sizes:
+            if len(self._frame_sizes) >= _KEPT_VERDICTS:
+                self._frame_sizes.clear()
+            fit = fit_coin_symbol(crop, self.symbols[suit], crop_blur_mm=SYMBOL_CROP_BLUR_MM, turn_deg=turn_deg)
+            ace, suit_scale = self.scales[suit]
+            read = fit.residual <= _MOST_RESIDUAL and fit.sigma_mm <= _MOST_BLUR_MM \
+                and max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) <= _MOST_SHIFT_MM
+            self._frame_sizes[key] = (fit.scale - ace) / (suit_scale - ace) if read else None
+        return self._frame_sizes[key]
 
     def _judge(self, crop: np.ndarray, suit: Suit, turn_deg: float | None) -> TwinVerdict:
         if suit in self.far:
@@ -407,4 +447,20 @@ def by_ink(twins: list[tuple[str | None, Suit, tuple[float, ...]]], sizes: TwinS
         below = any(j != k and other == suit and all(o <= m - INK_BELOW for o, m in zip(ink, own, strict=True))
                     for j, (_, other, ink) in enumerate(twins))
         out.append("suit" if below else None)
+    return out
+
+
+def by_larger(twins: list[tuple[str | None, Suit, float | None]]) -> list[str | None]:
+    """One frame's twins of the suits read in the frame (:meth:`TwinSizes.read_in_frame`) read against each other by
+    their fitted size: each ``(side read surely or None, suit, q from`` :meth:`TwinSizes.frame_size` ``or None)``; for
+    each, "suit" where it is unclear and another twin of its suit in the frame fits LARGER_BY smaller (then it is no
+    ace: see READ_BY_LARGER), else None."""
+    if not READ_BY_LARGER:
+        return [None] * len(twins)
+    out: list[str | None] = []
+    for k, (side, suit, q) in enumerate(twins):
+        smaller = side is None and q is not None and any(
+            j != k and other == suit and size is not None and size <= q - LARGER_BY
+            for j, (_, other, size) in enumerate(twins))
+        out.append("suit" if smaller else None)
     return out
