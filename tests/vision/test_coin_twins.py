@@ -595,3 +595,36 @@ def test_blurred_twins_of_a_suit_read_one_way_still_have_their_null_ruled_out():
                 named.append(set(piece.could_be))
     twins = {(Suit.SUNS, 1, "value"), (Suit.SUNS, None, "suit")}
     assert len(named) >= 3 and all(could_be == twins for could_be in named), named
+
+
+def test_a_twin_fitting_far_larger_than_another_of_its_suit_in_the_frame_is_its_suit_side():
+    """The frame's reading by order of size (vision.coin_twins.by_larger): an unclear suns twin fitting q 1.12
+    beside one fitting -0.77 is no ace (a frame's ace fits below all its suit's suit sides there), so it is read as
+    the suit side; the smaller one is not read (it may be the ace or a suit side fitted small); a twin only 0.5
+    larger than another, one beside another suit's twin, one whose fit was not read (None) and a sure one are not
+    read, and a twin whose fit was not read is no reference."""
+    from rules.pieces import Suit
+    from vision.coin_twins import LARGER_BY, by_larger
+
+    suns, crowns = Suit("suns"), Suit("crowns")
+    assert by_larger([(None, suns, 1.12), (None, suns, -0.77)]) == ["suit", None]
+    assert by_larger([(None, suns, 0.4 + LARGER_BY - 0.1), (None, suns, 0.4)]) == [None, None]
+    assert by_larger([(None, suns, 1.12), (None, crowns, -0.77)]) == [None, None]
+    assert by_larger([(None, suns, None), (None, suns, 1.12), (None, suns, None)]) == [None, None, None]
+    assert by_larger([("suit", suns, 1.12), ("value", suns, -0.77)]) == [None, None]
+    # a sure twin is a reference as an unclear one is
+    assert by_larger([(None, suns, 1.12), ("suit", suns, 0.2)]) == ["suit", None]
+
+
+@pytest.mark.parametrize("edition,family,seed", [("classic", "coin-grid", 1005)])
+def test_suns_suit_sides_fitting_far_larger_than_another_sun_of_the_frame_are_read(edition, family, seed,
+                                                                                    monkeypatch):
+    """Classic coin grid 1005: a suns suit side fits q 1.12, the frame's suns ace -0.77. Neither is read by the
+    taught sizes (classic suns' game twins fit far from teach's copies), nor by their ink; with READ_BY_LARGER the
+    suit side is read, rightly, and nothing is read surely and wrongly."""
+    from detect_scenes import coin_grid_frame, tile_block_frame
+
+    frame = (coin_grid_frame if family == "coin-grid" else tile_block_frame)(seed, edition=edition)
+    read = _twins_read_off_and_on(monkeypatch, frame, edition, "READ_BY_LARGER",
+                                  lambda truth: truth["suit"] == "suns" and truth["side"] == "suit")
+    assert len(read[True]) > len(read[False]), read
