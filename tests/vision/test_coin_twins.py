@@ -616,12 +616,15 @@ def test_a_twin_fitting_far_larger_than_another_of_its_suit_in_the_frame_is_its_
     assert by_larger([(None, suns, 1.12), ("suit", suns, 0.2)]) == ["suit", None]
 
 
-@pytest.mark.parametrize("edition,family,seed", [("classic", "coin-grid", 1005)])
+@pytest.mark.parametrize("edition,family,seed", [("classic", "coin-grid", 1005), ("classic", "tile-backs", 1104),
+                                                 ("bold", "coin-grid", 1022)])
 def test_suns_suit_sides_fitting_far_larger_than_another_sun_of_the_frame_are_read(edition, family, seed,
                                                                                     monkeypatch):
-    """Classic coin grid 1005: a suns suit side fits q 1.12, the frame's suns ace -0.77. Neither is read by the
-    taught sizes (classic suns' game twins fit far from teach's copies), nor by their ink; with READ_BY_LARGER the
-    suit side is read, rightly, and nothing is read surely and wrongly."""
+    """A suns suit side fitting far larger than another sun of its frame: classic coin grid 1005 (q 1.12 beside the
+    frame's ace at -0.77), classic tile backs 1104 (1.55 beside a suit side at 0.69), bold coin grid 1022 (1.17
+    beside the ace at -0.21). Neither is read by the taught sizes (classic suns' game twins fit far from teach's
+    copies, bold suns' suit sides are read only from 1.38), nor by their ink; with READ_BY_LARGER the larger is read
+    as the suit side, rightly, and nothing is read surely and wrongly."""
     from detect_scenes import coin_grid_frame, tile_block_frame
 
     frame = (coin_grid_frame if family == "coin-grid" else tile_block_frame)(seed, edition=edition)
