@@ -53,6 +53,7 @@ from calibration.profile import (
     SYMBOL_CROP_BLUR_MM,
     SYMBOL_SIZE_MOST_BLUR_MM,
     SYMBOL_SIZE_MOST_RESIDUAL,
+    CoinSymbolFit,
     coin_symbol_template,
     fit_coin_symbol,
 )
@@ -230,7 +231,8 @@ class TwinSizes:
             if float(entry["suit"]) - float(entry["ace"]) >= _LEAST_GAP}
         self._verdicts: dict[tuple[Suit, bytes], TwinVerdict] = {}
         self._not_dots: dict[tuple[Suit, float | None, bytes], bool] = {}
-        self._frame_sizes: dict[tuple[Suit, float | None, bytes], float | None] = {}
+        # fits by (suit, turn, crop): a far suit's twin (READ_FAR) is fitted for its verdict and for by_larger alike
+        self._fits: dict[tuple[Suit, float | None, bytes], CoinSymbolFit] = {}
 
     def __bool__(self) -> bool:
         return bool(self.suits) or bool(self.far)
@@ -277,16 +279,21 @@ class TwinSizes:
         by_larger. None where the suit has no taught scales."""
         if not READ_BY_LARGER or suit not in self.scales:
             return None
+        fit = self._fit(crop, suit, turn_deg)
+        ace, suit_scale = self.scales[suit]
+        if fit.residual <= _MOST_RESIDUAL and fit.sigma_mm <= _MOST_BLUR_MM \
+                and max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) <= _MOST_SHIFT_MM:
+            return (fit.scale - ace) / (suit_scale - ace)
+        return None
+
+    def _fit(self, crop: np.ndarray, suit: Suit, turn_deg: float | None) -> CoinSymbolFit:
         key = (suit, turn_deg, np.ascontiguousarray(crop).tobytes())
-        if key not in self._frame_sizes:
-            if len(self._frame_sizes) >= _KEPT_VERDICTS:
-                self._frame_sizes.clear()
-            fit = fit_coin_symbol(crop, self.symbols[suit], crop_blur_mm=SYMBOL_CROP_BLUR_MM, turn_deg=turn_deg)
-            ace, suit_scale = self.scales[suit]
-            read = fit.residual <= _MOST_RESIDUAL and fit.sigma_mm <= _MOST_BLUR_MM \
-                and max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) <= _MOST_SHIFT_MM
-            self._frame_sizes[key] = (fit.scale - ace) / (suit_scale - ace) if read else None
-        return self._frame_sizes[key]
+        if key not in self._fits:
+            if len(self._fits) >= _KEPT_VERDICTS:
+                self._fits.clear()
+            self._fits[key] = fit_coin_symbol(crop, self.symbols[suit], crop_blur_mm=SYMBOL_CROP_BLUR_MM,
+                                              turn_deg=turn_deg)
+        return self._fits[key]
 
     def _judge(self, crop: np.ndarray, suit: Suit, turn_deg: float | None) -> TwinVerdict:
         if suit in self.far:
@@ -314,8 +321,8 @@ class TwinSizes:
     def _judge_far(self, crop: np.ndarray, suit: Suit, turn_deg: float | None) -> TwinVerdict:
         """A twin of a suit read as its suit side only (READ_FAR). Its verdict is never ``fitted``: its size doubts
         no sure twin and is no reference for the frame's (the ace's size is not known well enough for either)."""
-        template, ace, suit_scale, suit_from = self.far[suit]
-        fit = fit_coin_symbol(crop, template, crop_blur_mm=SYMBOL_CROP_BLUR_MM, turn_deg=turn_deg)
+        _, ace, suit_scale, suit_from = self.far[suit]
+        fit = self._fit(crop, suit, turn_deg)
         q = (fit.scale - ace) / (suit_scale - ace)
         if fit.residual <= _MOST_RESIDUAL and max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) <= _MOST_SHIFT_MM \
                 and fit.sigma_mm <= _MOST_BLUR_MM and q >= suit_from:
