@@ -28,7 +28,9 @@ The position of the coin's scale between the taught two, ``q = (scale - ace) / (
 
 Where teach's copies fit a suit unsteadily only because some were blurred beyond what the game reads (classic
 crowns; bold suns), the suit's suit sides are read from far beyond the farthest its read ace copies fitted, and its
-ace not at all (READ_FAR: the game's aces of these suits fit well above teach's).
+ace not at all (READ_FAR: the game's aces of these suits fit well above teach's). The twins of those suits and the
+suns are also read against the same frame's twins of their suit: as the suit side where another has less ink
+(by_ink), or fits its symbol far smaller (by_larger: a frame's ace fits below every suit side of its suit there).
 
 A twin read surely by the polar features is also checked against its size (:meth:`TwinVerdict.doubts`): off
 centre the polar features read a twin as the other one surely, the fitted size does not move. A sure ace must fit
