@@ -488,6 +488,55 @@ _DISC_SURE = 0.45
 _DISC_DIFFER = 0.25
 
 
+# Numerals share most of their strokes, and a blurred face matches the right one only a little better (classic dice:
+# a 5 led the 3 by 0.04-0.06 on every 5, so "5 or 3" on 5s plain to see; a 3 led the 5 by 0.05-0.09) while the
+# correlation over the differing pixels (_follows) stayed at 0.36-0.44 on them. Where two numerals differ, their
+# strokes are where the ink is: a 5's upper left stroke and flat top bar against the 3's upper right bowl. So the
+# ink is measured *where only one numeral's strokes run* (each placed where it matched): the mean ink where only the
+# leading one has ink minus the mean where only the other has, over the mean where both have (_stroke_contrast).
+# Recorded die crops of the dice scenes (classic and bold, seeds 500-511 and 600-611), each face against every other
+# numeral placed where it matched: with the wrong numeral first, _follows reached +0.05 at most (the contrast there
+# -0.02) and the contrast +0.18 at most (_follows there +0.01: low-contrast gold Crowns 5s, where the ace led
+# anyway); the faces left "5 or 3" and "2 or 3" had contrast +0.09-0.47 and _follows 0.18-0.44. So a numeral leading
+# a numeral by _DISC_MIN_MARGIN is read when both cues agree: the contrast _STROKES_SURE and _follows
+# _STROKES_FOLLOW or more (0.2 over the most a wrong numeral reached). The ace (a suit's symbol in some editions: a
+# blob matching any blurred numeral) and the null are not numerals.
+_NUMERALS = (2, 3, 4, 5)  # ranks every edition draws as numerals
+_STROKES_SURE = 0.1
+_STROKES_FOLLOW = 0.25
+_STROKE_INK = 0.5  # template ink counted as a stroke
+_STROKE_NONE = 0.15  # and as none
+
+
+def _stroke_contrast(ink: np.ndarray, first: np.ndarray, second: np.ndarray) -> float:
+    """How much more ink lies on the strokes only the first of two placed numerals has than on those only the
+    second has, as a share of the ink on the strokes both have (inside the rim); 0 when a part has under 4 pixels."""
+    n = ink.shape[0]
+    rim = max(1, int(round(n * 0.08)))
+    inner = np.zeros(ink.shape, bool)
+    inner[rim:-rim, rim:-rim] = True
+    only_first = inner & (first > _STROKE_INK) & (second < _STROKE_NONE)
+    only_second = inner & (second > _STROKE_INK) & (first < _STROKE_NONE)
+    both = inner & (first > _STROKE_INK) & (second > _STROKE_INK)
+    if min(int(only_first.sum()), int(only_second.sum()), int(both.sum())) < 4:
+        return 0.0
+    return float((ink[only_first].mean() - ink[only_second].mean()) / max(float(ink[both].mean()), 1e-3))
+
+
+def _told_apart(ink: np.ndarray, templates: Mapping[int, np.ndarray], placed: Mapping[int, tuple[int, int, int]],
+                first: int, other: int) -> bool:
+    """Whether the ink follows the leading rank's mark rather than a close one's: by the differing pixels'
+    correlation (_follows) or, for two numerals, by their strokes (_stroke_contrast) with a lower correlation."""
+    if other not in placed:
+        return False
+    lead, close = _placed(templates[first], placed[first]), _placed(templates[other], placed[other])
+    follows = _follows(ink, lead, close)
+    if follows >= _DISC_SURE:
+        return True
+    return (first in _NUMERALS and other in _NUMERALS and follows >= _STROKES_FOLLOW
+            and _stroke_contrast(ink, lead, close) >= _STROKES_SURE)
+
+
 def _placed(template: np.ndarray, where: tuple[int, int, int]) -> np.ndarray:
     """A template turned and shifted where it matched best (:func:`read_die_face`'s ``placed``)."""
     return np.roll(np.rot90(template, where[0]), where[1:], axis=(0, 1))
@@ -590,10 +639,8 @@ def read_die_face(crop: np.ndarray, profile: Any = None, blank_ink: float = 0.02
     need = min_margin + (_NULL_MARK_MARGIN if r2 == 0 and 0 in templates else 0.0)
     ambiguous = margin < need
     if ambiguous and margin >= _DISC_MIN_MARGIN and r1 in placed:
-        # close scores: where the two drawings differ, which one the ink follows (see _follows)
-        first = _placed(templates[r1], placed[r1])
+        # close scores: where the two drawings differ, which one the ink follows (see _follows, _stroke_contrast)
         close = [r for r, s in ranked[1:] if s1 - s < need]
-        ambiguous = not all(r in placed and _follows(match_ink, first, _placed(templates[r], placed[r])) >= _DISC_SURE
-                            for r in close)
+        ambiguous = not all(_told_apart(match_ink, templates, placed, r1, r) for r in close)
     reason = f"die face unclear: {r1} or {r2}" if ambiguous else None
     return FaceVote(r1, s1, margin, ambiguous, reason, blank=r1 == 0 and 0 not in templates)
