@@ -156,6 +156,11 @@ _MEEPLE_PLASTIC_BEYOND = 0.02
 # (classic phantoms there outlined 0.76-0.77 as meeples, 0.27-0.36 over the die, their plastic inside: only the
 # peg's outline held them), and a die face read on its top.
 _MEEPLE_DOUBTED_SUPPORT = 0.85
+# A die fitted to a meeple can sit 3-4 mm off it (its square over the head and an arm): the meeple fitted from there
+# stays near where it started, outlined 0.58-0.65 (hand-made dice scenes 604, 605, 608: pawns left "die face
+# unreadable"), while from starts 3 mm around it finds the meeple, 0.92-0.96 within 0.2 mm of it. So for the doubted
+# pieces above, a meeple outlined under _MEEPLE_DOUBTED_SUPPORT from the place is fitted from those starts too.
+_MEEPLE_AROUND = tuple((dx, dy) for dx in (-3.0, 0.0, 3.0) for dy in (-3.0, 0.0, 3.0) if dx or dy)
 _MEEPLE_DOUBTS = (
     "outline unclear (partly hidden?)",
     "die face unreadable",
@@ -744,7 +749,7 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
           and _meeple_may_explain(piece.reason)):
         # the hand-made meeple fitted as a weak peg pawn or as a die with no readable face
         peg = best if best.kind == "pawn" else next((c for c in cands if c.kind == "pawn" and c.fit), None)
-        meeple = _meeple_instead(search, blob, crop, best, cands, _outline_support(peg) if peg else 0.0)
+        meeple = _meeple_instead(search, blob, crop, best, cands, _outline_support(peg) if peg else 0.0, around=True)
         if meeple is not None and meeple.fit.support >= _MEEPLE_DOUBTED_SUPPORT:
             piece = _meeple_pawn(search, piece, meeple)
     if piece.uncertain and piece.reason not in (_RIDGES_REASON, _SHADOW_REASON):  # (those are pieces: keep them)
@@ -993,28 +998,44 @@ def _meeple_shape_px(search: FigureSearch, meeple: _Candidate) -> list[np.ndarra
     return out
 
 
-def _meeple_fit(search: FigureSearch, pawn: _Candidate) -> _Candidate:
+def _meeple_fit(search: FigureSearch, pawn: _Candidate, around: bool = False) -> _Candidate:
     """The meeple model (:func:`vision.figure_models.meeple_model`, at the profile's pawn height) fitted where a
     pawn was: from the pawn's place at six turns (the pawn's fit says nothing of a meeple's), the best outlined
-    quick fit refined with every sample."""
+    quick fit refined with every sample. ``around``: when that quick fit is outlined under
+    _MEEPLE_DOUBTED_SUPPORT, also from starts _MEEPLE_AROUND_MM around the place (see there)."""
     prof = search.profile
     model = meeple_model(getattr(prof, "pawn_height_mm", None) if prof else None)
     x, y, _ = pawn.fit.pose
     cand = _Candidate(model, "pawn", CoarseFit((x, y, 0.0), 0.0), base_h=pawn.base_h)
-    crop = search.crop_for(silhouette_mm(model, (x, y, 0.0), search.camera_mm, pawn.base_h))
+
+    def crop_at(cx: float, cy: float) -> FrameCrop:
+        return search.crop_for(silhouette_mm(model, (cx, cy, 0.0), search.camera_mm, pawn.base_h))
+
+    def outlined(fit: EdgeFit) -> float:
+        return fit.support - 0.15 * min(fit.rms_px, 2.0)
+
+    crop = crop_at(x, y)
     fits = [_refit(search, crop, cand, (x, y, a), quick=True) for a in (0.0, 30.0, 60.0, 90.0, 120.0, 150.0)]
-    cand.fit = max(fits, key=lambda f: f.support - 0.15 * min(f.rms_px, 2.0))
+    cand.fit = max(fits, key=outlined)
+    if around and cand.fit.support < _MEEPLE_DOUBTED_SUPPORT:
+        for dx, dy in _MEEPLE_AROUND:
+            there = crop_at(x + dx, y + dy)
+            start = max((_refit(search, there, cand, (x + dx, y + dy, a), quick=True) for a in (0.0, 60.0, 120.0)),
+                        key=outlined)
+            if outlined(start) > outlined(cand.fit):
+                cand.fit, crop = start, there
     cand.fit = _refit(search, crop, cand, cand.fit.pose)
     return cand
 
 
 def _meeple_instead(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Candidate,
-                    others: list[_Candidate], peg_support: float | None = None) -> _Candidate | None:
-    """The meeple fitted where a pawn was (:func:`_meeple_fit`) when it explains the piece clearly better than
-    the peg pawn and a die (see _MEEPLE_SUPPORT) and the plastic around it lies inside its own outline; else None.
-    ``pawn``: the figure fitted there (a peg pawn, or a die); ``peg_support``: how well the peg pawn is outlined
-    there (default: ``pawn``'s outline)."""
-    meeple = _meeple_fit(search, pawn)
+                    others: list[_Candidate], peg_support: float | None = None, around: bool = False
+                    ) -> _Candidate | None:
+    """The meeple fitted where a pawn was (:func:`_meeple_fit`, ``around`` passed on) when it explains the piece
+    clearly better than the peg pawn and a die (see _MEEPLE_SUPPORT) and the plastic around it lies inside its own
+    outline; else None. ``pawn``: the figure fitted there (a peg pawn, or a die); ``peg_support``: how well the peg
+    pawn is outlined there (default: ``pawn``'s outline)."""
+    meeple = _meeple_fit(search, pawn, around)
     support = meeple.fit.support
     peg = _outline_support(pawn) if peg_support is None else peg_support
     if support < _MEEPLE_SUPPORT or support < peg + _MEEPLE_OVER_PEG:

@@ -290,6 +290,19 @@ def test_meeples_read_as_a_weak_peg_or_a_faceless_die_are_sure_pawns():
         assert [(p.kind.value, p.suit.value) for p in near] == [("pawn", pawn["suit"])], (pawn, near)
 
 
+@pytest.mark.parametrize("seed,suit", [(605, "crowns"), (608, "moons")])
+def test_a_meeple_a_die_was_fitted_beside_is_found_from_starts_around_it(seed, suit):
+    """Hand-made dice scenes 605 and 608: a meeple on a coin was fitted as a die 3 mm off it, its "top" showing no
+    face ("die face unreadable"). The meeple fitted from that die's place stayed near where it started (outlined
+    0.65, 0.58) and the piece was left uncertain; fitted from starts 3 mm around the place it is outlined 0.93 and
+    0.96 within 0.2 mm of the meeple: a sure pawn of its suit, and no sure figure is wrong."""
+    detection, truth = _dice_on_coins("hand-made", seed)
+    assert _sure_figures_right(detection, truth) == []
+    for pawn in (t for t in truth if t["kind"] == "pawn" and t["suit"] == suit):
+        near = [p for p in detection.pieces if math.hypot(p.x_mm - pawn["x_mm"], p.y_mm - pawn["y_mm"]) < 3.0]
+        assert [(p.kind.value, p.suit.value) for p in near] == [("pawn", suit)], (pawn, near)
+
+
 def test_a_kid_on_a_trampoline_whose_suit_prints_under_it_is_a_sure_pawn():
     """Trampo-Land, default edition (seed 107): the Arms kid stands on a trampoline (a coin) whose face, seen around
     the kid's base, read as the Arms print at 0.81: over the 0.79 that doubted a pawn as a print on a coin. A print
