@@ -158,8 +158,9 @@ _MEEPLE_PLASTIC_BEYOND = 0.02
 _MEEPLE_DOUBTED_SUPPORT = 0.85
 # A die fitted to a meeple can sit 3-4 mm off it (its square over the head and an arm): the meeple fitted from there
 # stays near where it started, outlined 0.58-0.65 (hand-made dice scenes 604, 605, 608: pawns left "die face
-# unreadable"), while from starts 3 mm around it finds the meeple, 0.92-0.96 within 0.2 mm of it. So for the doubted
-# pieces above, a meeple outlined under _MEEPLE_DOUBTED_SUPPORT from the place is fitted from those starts too.
+# unreadable"), while from starts 3 mm around it, each refined, it finds the meeple, 0.92-0.96 within 0.2 mm of it.
+# So for the doubted pieces above, a meeple outlined under _MEEPLE_DOUBTED_SUPPORT from the place is fitted from
+# those starts too.
 _MEEPLE_AROUND = tuple((dx, dy) for dx in (-3.0, 0.0, 3.0) for dy in (-3.0, 0.0, 3.0) if dx or dy)
 _MEEPLE_DOUBTS = (
     "outline unclear (partly hidden?)",
@@ -1017,14 +1018,17 @@ def _meeple_fit(search: FigureSearch, pawn: _Candidate, around: bool = False) ->
     crop = crop_at(x, y)
     fits = [_refit(search, crop, cand, (x, y, a), quick=True) for a in (0.0, 30.0, 60.0, 90.0, 120.0, 150.0)]
     cand.fit = max(fits, key=outlined)
+    cand.fit = _refit(search, crop, cand, cand.fit.pose)
     if around and cand.fit.support < _MEEPLE_DOUBTED_SUPPORT:
         for dx, dy in _MEEPLE_AROUND:
             there = crop_at(x + dx, y + dy)
             start = max((_refit(search, there, cand, (x + dx, y + dy, a), quick=True) for a in (0.0, 60.0, 120.0)),
                         key=outlined)
-            if outlined(start) > outlined(cand.fit):
-                cand.fit, crop = start, there
-    cand.fit = _refit(search, crop, cand, cand.fit.pose)
+            # each start refined before they are compared: a quick fit from 3 mm off can outline the meeple worse
+            # than the quick fit from the place and still refine to it (hand-made scene 604: 0.61 -> 0.92)
+            refined = _refit(search, there, cand, start.pose)
+            if outlined(refined) > outlined(cand.fit):
+                cand.fit = refined
     return cand
 
 
