@@ -1517,7 +1517,8 @@ class Detector:
             # a faint peak on a place of the tiles' grid where no tile was found, between tiles found: perhaps a
             # tile's corner symbol, the tile hidden by a hand (bench_conditions hand-made seeds 940, 943: a sun and
             # an arm read as sure coins): the rim must be as plain as on a face
-            on_face = list(np.asarray(on_face, bool) | _inside_tiles(_grid_holes_of(tiles), points_mm).any(axis=1))
+            on_face = list(np.asarray(on_face, bool) | _inside_tiles(_grid_holes_of(tiles), points_mm).any(axis=1)
+                           | _on_hidden_face_place(tiles, points_mm))
         heights = base + self.profile.coin_thickness_mm
         if seen_at_zero:
             centres = self.calibration.pixel_to_table(self.calibration.table_to_pixel(points_mm), heights)
@@ -2233,6 +2234,28 @@ def _grid_holes_of(tiles: list[DetectedPiece]) -> list[DetectedPiece]:
     degrees = np.tile(np.degrees(angles), 4)
     return [DetectedPiece(Kind.TILE, float(x), float(y), angle_deg=float(a % 360.0), uncertain=True)
             for (x, y), a in zip(spots[(around >= 2) & free], degrees[(around >= 2) & free], strict=True)]
+
+
+def _on_hidden_face_place(tiles: list[DetectedPiece], points: np.ndarray) -> np.ndarray:
+    """(points,) bool: points on an outline not read (no side) that lies on a place of the grid of the faces read
+    around it: a face tile hidden (by a hand) whose printed corner symbol may pass for a coin, as in a hole of the
+    grid (see :func:`_grid_holes_of`). The outline takes its grid place from the holes, so the faces alone say
+    where those are. Held-out hand-made "hand over the board" 1940 (bench_conditions ``--seed-offset 1000``): the
+    crowns 2 half under a hand, outlined but not read, its corner crown (10 mm wide where a coin's is 12.6 mm) a
+    faint peak read as a sure crowns coin whose rim showed 0.59 of the way round (match 0.57) while it was judged
+    as on a back. A back read beside faces is a tile of the grid (no hole there); an outline not read among backs
+    alone (a back under coins: Slides/Plans of Action) is judged as before."""
+    points = np.asarray(points, float).reshape(-1, 2)
+    unread = [t for t in tiles if t.side is None]
+    if not unread or len(points) == 0:
+        return np.zeros(len(points), bool)
+    holes = _grid_holes_of([t for t in tiles if t.side == "face"])
+    if not holes:
+        return np.zeros(len(points), bool)
+    # the outline at a hole: its middle within a third of a tile of the hole's (the hole's middle lies a few mm
+    # off the real tile's: the grid's pitch is the faces' mean)
+    hidden = [t for t in unread if any(math.hypot(t.x_mm - h.x_mm, t.y_mm - h.y_mm) < TILE_MM / 3 for h in holes)]
+    return _inside_tiles(hidden, points).any(axis=1)
 
 
 def _finding_piece(finding: _TileFinding) -> DetectedPiece:
