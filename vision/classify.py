@@ -1367,28 +1367,17 @@ class CoinReader:
         model, index = self.label_model[best]
         if not coin_values.judged_by_window(rank, model.margin_for(index)):
             return reading
-        score = float(per_label[best])
-        need = model.margin_for(index, score)
-        if score < model.trusted_score or score - float(np.max(np.delete(here, best), initial=-1.0)) < need:
+        within = self._unclear_by_margin(per_label, best, shift, crop, here)
+        if within is None:
             return reading
-        if self._judge_faces(per_label, best, shift, crop, here).status != "unclear":
-            return reading  # unclear for another reason than a face within the margin (ink, twins' size)
-        needs = np.array([need if lab[0] == side else max(need, _SIDE_MARGIN) for lab in self.labels])
-        close = coin_values.close_rivals(per_label, best, needs)
+        score, need, close = within
         # the other side (its symbol fits a millimetre or two off a numeral) held to the model's plain margin too,
         # unless it fits only farther off still (coin_values.OTHER_SIDE_OFF_PX: bold arms' symbol 1.5 mm off a 3)
         if any(self.labels[k][0] != side and score - float(per_label[k]) < model.min_margin
                and coin_values.window_distance(windows[k]) < coin_values.OTHER_SIDE_OFF_PX for k in close) \
                 or not coin_values.fits_at_rim(best, close, windows, coin_values.apart_for(rank)):
             return reading
-        margin = float(score - max(float(per_label[k]) for k in close)) if close else need
-        sure = Reading("ok", side, suit, rank, shift * 360.0 / COIN_ANGLES, score, margin, 0.5)
-        if self.achromatic:
-            sure = self._by_ink(sure, per_label, crop)
-        if sure.status != "ok" or face_share(crop[0]) < _FACE_SHARE_MIN:
-            return reading
-        sure = self._gated(sure, crop[0])
-        return sure if sure.status == "ok" else reading
+        return self._sure_over_close(reading, per_label, best, shift, crop, score, need, close)
 
     def _by_shape(self, reading: Reading, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray,
                   here: np.ndarray, windows: list[tuple[int, int]]) -> Reading:
@@ -1402,22 +1391,42 @@ class CoinReader:
         ace = self.ace_of_four.get(best)
         if ace is None or self.px_per_mm is None or self.px_per_mm < coin_shape.SHAPE_FROM_PX_PER_MM:
             return reading
-        side, suit, rank = self.labels[best]
-        model, index = self.label_model[best]
-        score = float(per_label[best])
-        need = model.margin_for(index, score)
-        if score < model.trusted_score or score - float(np.max(np.delete(here, best), initial=-1.0)) < need:
+        side = self.labels[best][0]
+        model = self.label_model[best][0]
+        within = self._unclear_by_margin(per_label, best, shift, crop, here)
+        if within is None:
             return reading
-        if self._judge_faces(per_label, best, shift, crop, here).status != "unclear":
-            return reading  # unclear for another reason than a face within the margin (ink, twins' size)
-        needs = np.array([need if lab[0] == side else max(need, _SIDE_MARGIN) for lab in self.labels])
-        close = coin_values.close_rivals(per_label, best, needs)
+        score, need, close = within
         if any(k != ace and (self.labels[k][0] == side or (
                 score - float(per_label[k]) < model.min_margin
                 and coin_values.window_distance(windows[k]) < coin_values.OTHER_SIDE_OFF_PX)) for k in close):
             return reading
         if not coin_shape.reads_as_four(crop[0]):
             return reading
+        return self._sure_over_close(reading, per_label, best, shift, crop, score, need, close)
+
+    def _unclear_by_margin(self, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray,
+                           here: np.ndarray) -> tuple[float, float, list[int]] | None:
+        """For :meth:`_by_window` and :meth:`_by_shape`: ``best``'s score, the margin it needs and the labels
+        within that margin (the other side's held to ``_SIDE_MARGIN`` at least), where ``best`` is trusted, leads
+        every face read at its own window (``here``) by the margin, and is unclear only for a face within the
+        margin; else None."""
+        side = self.labels[best][0]
+        model, index = self.label_model[best]
+        score = float(per_label[best])
+        need = model.margin_for(index, score)
+        if score < model.trusted_score or score - float(np.max(np.delete(here, best), initial=-1.0)) < need:
+            return None
+        if self._judge_faces(per_label, best, shift, crop, here).status != "unclear":
+            return None  # unclear for another reason than a face within the margin (ink, twins' size)
+        needs = np.array([need if lab[0] == side else max(need, _SIDE_MARGIN) for lab in self.labels])
+        return score, need, coin_values.close_rivals(per_label, best, needs)
+
+    def _sure_over_close(self, reading: Reading, per_label: np.ndarray, best: int, shift: int, crop: np.ndarray,
+                         score: float, need: float, close: list[int]) -> Reading:
+        """``best`` read surely over its ``close`` rivals (its margin over the closest), then checked as every sure
+        reading is (ink, face colour, sharpness); ``reading`` where a check refuses it."""
+        side, suit, rank = self.labels[best]
         margin = float(score - max(float(per_label[k]) for k in close)) if close else need
         sure = Reading("ok", side, suit, rank, shift * 360.0 / COIN_ANGLES, score, margin, 0.5)
         if self.achromatic:
