@@ -1,7 +1,8 @@
 """The readers' fast paths (vision/classify.py) give bit for bit what the plain code they replaced gave.
 
 Each reference below is the code as it was before the speed-up, run on random inputs (and on the built-in default
-profile's templates): a float that differs in its last bit fails the test."""
+profile's templates): a float that differs in its last bit fails the test, except against numpy's plain matrix
+product, whose sgemm kernel (and so its last bit) depends on the CPU."""
 
 import math
 
@@ -58,8 +59,13 @@ def test_the_batched_template_product_is_bit_for_bit_the_plain_one(tile_reader):
         x = raw - raw.mean(axis=1, keepdims=True)
         x /= np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-6)
         scores = (x @ tile_reader.turned.T).reshape(count, 4, len(tile_reader.templates))
-        assert np.array_equal(per_label, scores.max(axis=1)), count
-        assert np.array_equal(turn, scores.argmax(axis=1)), count
+        # equal to float32 rounding, not bit for bit: which sgemm kernel numpy's plain product and the batched one
+        # take depends on the CPU (an AMD EPYC's OpenBLAS differs in the last bit at count 4, an Intel's did not)
+        np.testing.assert_allclose(per_label, scores.max(axis=1), rtol=0, atol=1e-6, err_msg=str(count))
+        best_two = np.sort(scores, axis=1)[:, -2:]
+        clear = best_two[:, 1] - best_two[:, 0] > 1e-6  # the best turn, where no other is within rounding
+        assert np.array_equal(turn[clear], scores.argmax(axis=1)[clear]), count
+        assert clear.mean() > 0.9, count
 
 
 def test_the_per_label_best_over_turns_is_the_old_loop(tile_reader, monkeypatch):
