@@ -375,6 +375,9 @@ def frame_rim_suits(nulls: list[np.ndarray], references: list[tuple[np.ndarray, 
     ``lab_references``: (rim_lab, suit) of the frame's sure suited value sides; this runs also where the rims
     above do not tell the suits apart).
 
+    A null still not named is named in the black suit where its ring is clearly darker than every coloured suit's
+    value side's ring in the frame and colourless like the black suit's (see :class:`_DarkFrame`).
+
     Last, where as many nulls are left unnamed as suits are left, those nulls ARE those suits' (see
     :func:`_named_by_elimination`; ``faces``: :func:`rim_face_level` of each null)."""
     suits = frozenset(suits)
@@ -386,7 +389,8 @@ def frame_rim_suits(nulls: list[np.ndarray], references: list[tuple[np.ndarray, 
     hues = _HueFrame.of(references, suits, achromatic) if agree and face_colours is not None else None
     labs = (_LabFrame.of(lab_references, suits, achromatic)
             if lab_nulls is not None and lab_references is not None and face_colours is not None else None)
-    while agree or labs is not None:
+    darks = _DarkFrame.of(lab_references, suits, achromatic) if lab_nulls is not None and lab_references else None
+    while agree or labs is not None or darks is not None:
         left = suits - taken
         read = [_nearest_suit(colour, references, suits, left) if named[i] is None and agree else None
                 for i, colour in enumerate(nulls)]
@@ -395,6 +399,9 @@ def frame_rim_suits(nulls: list[np.ndarray], references: list[tuple[np.ndarray, 
                     for i, suit in enumerate(read)]
         if labs is not None:
             read = [suit if suit is not None or named[i] is not None else labs.suit(lab_nulls[i], face_colours[i], left)
+                    for i, suit in enumerate(read)]
+        if darks is not None:
+            read = [suit if suit is not None or named[i] is not None else darks.suit(lab_nulls[i], left)
                     for i, suit in enumerate(read)]
         new = [(i, s) for i, s in enumerate(read) if s is not None and read.count(s) == 1]
         if not new:
@@ -655,3 +662,48 @@ class _LabFrame:
             return None
         others = [a for suit, a in apart.items() if suit != best]
         return best if not others or min(others) >= apart[best] + FRAME_HUE_APART else None
+
+
+# A blank null of the black suit by its ring's darkness. Black ink darkens the printed ring more than the coloured
+# inks do, and the frame's tone curve compresses every ring of the frame alike, so within one frame the black ring is
+# the darkest (L*, rim_lab's dL) even where the highlight shoulder leaves no hue to read. Measured on nulls-22's
+# captures of bench_detect's default coin-grid and tile-backs frames (/tmp/nulls-an/loo3.py, loo4.py), each value
+# side read as a null against the frame's other value sides: at offsets 0-60 the coloured suits' rings reach at most
+# 1.07 times the darkest other coloured ring (crowns 1.03, arms 1.07), the red suns' up to 1.61 in the faintest
+# frames (1041, 1060: but then clearly red, 0.52-0.80 from the black centre); the black nulls 1.08-1.39 times, within
+# 0.12 of their value sides' centre. At 80-120 an arms value side of coin grid 1120 reached 1.35 times, 0.21 from the
+# black centre (the only coloured ring over 1.2 times there): hence 0.15, not 0.2. A null is named the black suit
+# where its ring is BLACK_DARKER times as dark as every coloured value side's ring of the frame (each coloured suit
+# with LAB_REFERENCES of them), LAB_LEAST_DARKNESS at least, and within BLACK_COLOURLESS of the black value sides'
+# centre.
+BLACK_DARKER = 1.2
+BLACK_COLOURLESS = 0.15
+
+
+@dataclass(frozen=True)
+class _DarkFrame:
+    """A frame's value sides' rings (rim_lab): the black suit's colour and the darkest coloured ring (see above)."""
+
+    black: object  # the black suit
+    centre: np.ndarray  # its value sides' rings' colour (a*, b* over darkness), the median
+    darkest: float  # L* below the face: the darkest ring of the coloured suits' value sides
+
+    @staticmethod
+    def of(references: list[tuple[np.ndarray, object]], suits: frozenset, achromatic: frozenset):
+        """The frame's darkness, or None: no single black suit, or too few value sides of a suit."""
+        black = [suit for suit in suits if suit in achromatic]
+        if len(black) != 1:
+            return None
+        by_suit = {suit: np.array([c for c, of in references if of == suit]).reshape(-1, 3) for suit in suits}
+        if any(len(of_suit) < LAB_REFERENCES for of_suit in by_suit.values()):
+            return None
+        darkest = max(-float(of_suit[:, 0].min()) for suit, of_suit in by_suit.items() if suit != black[0])
+        return _DarkFrame(black[0], np.median(by_suit[black[0]][:, 1:], axis=0), darkest)
+
+    def suit(self, ring: np.ndarray, among: frozenset):
+        """The black suit, where it is among ``among`` and a null's ring (``ring``: rim_lab) is clearly the black
+        suit's by its darkness and lack of colour, or None."""
+        darkness = -float(ring[0])
+        if self.black not in among or darkness < max(LAB_LEAST_DARKNESS, BLACK_DARKER * self.darkest):
+            return None
+        return self.black if float(np.linalg.norm(ring[1:] - self.centre)) <= BLACK_COLOURLESS else None

@@ -68,6 +68,7 @@ from vision.coin_ink import (
     rim_face_colour,
     rim_lab,
 )
+from vision.coin_set import complete_suits
 from vision.coins import fit_coins
 from vision.crops import HalfFrame, oversampling, piece_axes, piece_homographies, sample_crops, sample_with
 from vision.errors import VisionError
@@ -1444,6 +1445,7 @@ class Detector:
         suits = frozenset(reader.labels[i][1] for i in reader.blank) - {None}
         held = frozenset(c.suit for c in coins if not c.uncertain and c.side == "value" and c.rank == 0
                          and c.suit is not None)  # these suits' nulls are known: a set has one of each
+        held |= complete_suits([(c.suit, c.side, c.rank) for c in coins if not c.uncertain])  # and these suits'
         faces = [rim_face_colour(crop) for crop in crops[: len(nulls)]]
         rings = [rim_lab(crop) for crop in crops]  # a suit side's symbol tints the face its ring is read against
         named = frame_rim_suits(colours[: len(nulls)], [(colours[len(nulls) + i], coins[k].suit)
