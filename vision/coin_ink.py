@@ -675,7 +675,10 @@ class _LabFrame:
 # black centre (the only coloured ring over 1.2 times there): hence 0.15, not 0.2. A null is named the black suit
 # where its ring is BLACK_DARKER times as dark as every coloured value side's ring of the frame (each coloured suit
 # with LAB_REFERENCES of them), LAB_LEAST_DARKNESS at least, and within BLACK_COLOURLESS of the black value sides'
-# centre.
+# centre. Real nulls right at offsets 0-60 30 -> 35 (with complete_suits), 80-120 20 -> 25, and at 140-160, looked
+# at only after these bounds were set, 13 -> 16; none wrong. Measured and not used: comparing with the coloured suits
+# still left only (a suit whose null is known dropped): where crowns was the only one left, crowns value sides of coin
+# grids 1001, 1020 and 1123 (1.3 times their suit's other rings, colourless) were read as black.
 BLACK_DARKER = 1.2
 BLACK_COLOURLESS = 0.15
 
