@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from detect_scenes import taught_profile, tile_block_frame
+from detect_scenes import easy_slider_frame, taught_profile, tile_block_frame
 
 from calibration.profile import default_profile
 from calibration.table_calibration import calibrate_from_sheet
+from rules.pieces import COIN_MM, TILE_MM
 from vision.detect import _COLOUR_REFUSE, Detector, ProfileMismatch
-from vision.set_colours import colour_distances, paper_beside, tile_colours
+from vision.set_colours import colour_distances, paper_beside, paper_points, tile_colours
 
 _BY_COLOUR = "their colours are another set's"
 
@@ -87,3 +88,37 @@ def test_tableside_detect_refuses_the_built_in_profile_on_bold_backs_in_one_line
     err = capsys.readouterr().err.strip()
     assert _BY_COLOUR in err and "\n" not in err and "Traceback" not in err, err
     assert not out.exists()
+
+
+def test_the_paper_points_are_those_off_every_tile_coin_and_marker_on_the_sheet():
+    """paper_points' masks over all points at once keep exactly the points a plain look at each point against each
+    tile, coin, the sheet and each marker keeps (Easy Slider 500: 24 tiles, 5 coins, points near markers)."""
+    frame = easy_slider_frame(500)
+    calibration = calibrate_from_sheet(frame.image)
+    detector = Detector(calibration, default_profile())
+    detection = detector.detect(frame.image, kinds=("tile", "coin"))
+    tiles = np.array([[p.x_mm, p.y_mm] for p in detection.pieces if p.kind.value == "tile"])
+    coins = np.array([[p.x_mm, p.y_mm] for p in detection.pieces if p.kind.value == "coin"])
+    assert len(tiles) == 24 and len(coins) == 5
+    sheet, markers = detector.sheet_mm, detector.markers_mm
+    turns = np.radians(np.arange(16) * 22.5)
+    expected, off_for = [], {"tile": 0, "coin": 0, "sheet": 0, "marker": 0}
+    for centre in tiles:
+        for ring in (TILE_MM / 2 + 5.0, TILE_MM / 2 + 10.0):
+            for x, y in centre + ring * np.stack([np.cos(turns), np.sin(turns)], axis=1):
+                reasons = {
+                    "tile": any(max(abs(x - tx), abs(y - ty)) <= TILE_MM / 2 + 3.0 for tx, ty in tiles),
+                    "coin": any(np.hypot(x - cx, y - cy) <= COIN_MM / 2 + 3.0 for cx, cy in coins),
+                    "sheet": not (sheet[0] + 5.0 < x < sheet[2] - 5.0 and sheet[1] + 5.0 < y < sheet[3] - 5.0),
+                    "marker": any(x0 - 5.0 < x < x1 + 5.0 and y0 - 5.0 < y < y1 + 5.0 for x0, y0, x1, y1 in markers),
+                }
+                for reason, off in reasons.items():
+                    off_for[reason] += off
+                if not any(reasons.values()):
+                    expected.append((x, y))
+    assert all(count > 0 for count in off_for.values()), off_for
+    points = paper_points(tiles, coins, sheet, markers)
+    assert points.shape == (len(expected), 2) and len(expected) >= 16  # 23 of 768
+    assert np.allclose(points, np.array(expected), atol=1e-9)
+    assert paper_points(tiles, coins, None, markers).shape == (0, 2)
+    assert paper_points(np.zeros((0, 2)), coins, sheet, markers).shape == (0, 2)
