@@ -45,6 +45,15 @@ def test_a_clear_bold_arms_3_is_read_surely(monkeypatch, seed):
     assert after.correct == before.correct + 1
 
 
+def test_a_rival_a_pixel_outward_of_a_diagonal_winner_fits_farther():
+    # bold Easy Slider 506's arms 3 at (1, 1), its 4 a pixel straight outward at (2, 1): 0.83 px farther
+    windows = [(1, 1), (2, 1), (0, 2), (1, 0)]
+    assert coin_values.fits_at_rim(0, [1], windows)
+    assert not coin_values.fits_at_rim(0, [2], windows)  # as far from the centre as the winner (2.0 vs 1.41)
+    assert not coin_values.fits_at_rim(0, [3], windows)  # nearer the centre
+    assert not coin_values.fits_at_rim(3, [0], windows)  # (1, 0) -> (1, 1) is only 0.41 farther
+
+
 def test_a_diagonal_neighbour_window_is_apart():
     # (1, 1) lies 1.41 px from (0, 0): two prints read a diagonal pixel apart (bold Easy Slider 510's 3 and 4)
     windows = [(0, 1), (1, 2), (1, 1)]
@@ -68,6 +77,7 @@ def test_a_numeral_at_the_rim_a_hair_behind_a_rival_off_it_is_the_one_judged():
     (509, dict(RUNNER_UP_BEHIND=-1.0)),  # the 4 fits 1.1 mm off, 0.002 ahead of the 3 at the rim's centre
     (510, dict(APART_PX=1.5)),  # the 4 fits a diagonal pixel from the 3, which is 0.5 mm off the rim's centre
     (521, dict(OTHER_SIDE_OFF_PX=99.0)),  # the arms symbol fits 1.5 mm off, 0.029 behind the 3
+    (506, dict(FARTHER_PX=1.0)),  # the 3 a diagonal pixel off the rim's centre, its 4 a pixel outward, 0.013 behind
 ])
 def test_a_bold_arms_3_beside_a_rival_off_the_rim_is_read_surely(monkeypatch, seed, old):
     for name, value in old.items():
