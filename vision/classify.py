@@ -63,6 +63,7 @@ from vision.coin_ink import (
     rim_suit,
     suit_hues,
 )
+from vision.coin_ink_suit import ink_suit
 from vision.coin_twins import TwinSizes, TwinVerdict
 
 __all__ = ["Reading", "TileReader", "CoinReader", "MarkReader", "face_share"]
@@ -126,6 +127,9 @@ SPLIT_ALIGNED_MARGINS = True
 # ... and a value read at its own window, over another value read only elsewhere, needs that rival behind by the
 # label's margin without its low-score term (see CoinReader._leads_values_elsewhere); a switch for A/B measurements
 VALUES_ELSEWHERE_LABEL_MARGIN = True
+# An unclear value numeral read again among its ink colour's suit's faces alone (CoinReader._by_ink_suit). Module
+# switch: the benchmarks' A/B runs set it False.
+READ_BY_INK_SUIT = True
 
 
 @dataclass(frozen=True)
@@ -1021,6 +1025,17 @@ class CoinReader:
         crops = np.stack([big[m + dy : m + dy + n, m + dx : m + dx + n] for dx, dy in chosen])
         exact = self.correlations(crops)  # (chosen windows, labels, angles)
         per_exact = exact.max(axis=2)
+        reading, where, top = self._judge_aligned(per_exact, exact, crops, chosen)
+        if reading.status == "unclear" and reading.reason == "face unclear":
+            by_ink = self._by_ink_suit(per_exact, exact, crops, chosen, frozenset(int(k) for k in likely))
+            if by_ink is not None:
+                reading, where = by_ink
+        return reading, where, top
+
+    def _judge_aligned(self, per_exact: np.ndarray, exact: np.ndarray, crops: np.ndarray,
+                       chosen: list[tuple[int, int]]) -> tuple[Reading, tuple[int, int], int]:
+        """:meth:`_aligned`'s judgement of the chosen windows (``crops``; ``exact``: every label's correlation at
+        each, per turn; ``per_exact`` its best over the turns): the reading, its window and the best label."""
         best = per_exact.max(axis=0)
         top = int(np.argmax(best))
         k = int(np.argmax(per_exact[:, top]))
@@ -1043,6 +1058,39 @@ class CoinReader:
                 reading = self._by_shape(reading, best, top, int(np.argmax(exact[k, top])), crops[k : k + 1],
                                          per_exact[k], windows)
         return reading, where, top
+
+    def _by_ink_suit(self, per_exact: np.ndarray, exact: np.ndarray, crops: np.ndarray,
+                     chosen: list[tuple[int, int]], likely: frozenset[int]) -> tuple[Reading, tuple[int, int]] | None:
+        """An unclear value numeral (2-5) read again with the faces of every other suit set aside, where its ink's
+        colour clearly names one coloured suit (:func:`vision.coin_ink_suit.ink_suit`, measured at the best label's
+        own window): in a set that prints values in the suit's colour, a numeral's templates in two suits differ by
+        colour alone, which blur and compression soften in the features but not in the ink's linear ratios. The
+        faces of the named suit are judged as :meth:`_aligned` judges every face (margins, where each fits); the
+        reading is kept only where it is sure, a value numeral of that suit, and its label was among the
+        ``likely`` labels (whose own windows were searched). Only where the frame's scale is known and its colour
+        planes resolve a numeral's strokes (``MARK_COLOUR_PX_PER_MM``); None otherwise."""
+        if not READ_BY_INK_SUIT or self.px_per_mm is None or self.px_per_mm < MARK_COLOUR_PX_PER_MM \
+                or not self.rim_hues:
+            return None
+        best = per_exact.max(axis=0)
+        top = int(np.argmax(best))
+        if self.labels[top][0] != "value" or self.labels[top][2] not in coin_values.RANKS:
+            return None
+        suit = ink_suit(crops[int(np.argmax(per_exact[:, top]))], self.rim_hues)
+        if suit is None:
+            return None
+        elsewhere = np.array([lab[1] is not None and lab[1] != suit for lab in self.labels])
+        if not elsewhere.any():
+            return None
+        per_suit = np.where(elsewhere[None, :], -1.0, per_exact)
+        label = int(np.argmax(per_suit.max(axis=0)))
+        if label not in likely:
+            return None
+        reading, where, label = self._judge_aligned(per_suit, exact, crops, chosen)
+        if reading.status != "ok" or reading.side != "value" or reading.suit != suit \
+                or reading.rank not in coin_values.RANKS:
+            return None
+        return reading, where
 
     def read_batch(self, big: np.ndarray, margin: int) -> list[tuple[Reading, tuple[int, int]]]:
         """Read coin crops ``margin`` pixels wider on each side than a coin crop, all at once: each label at

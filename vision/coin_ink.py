@@ -30,7 +30,7 @@ import numpy as np
 
 from calibration.profile import COIN_ANGLES, COIN_CROP_MM, COIN_RINGS
 
-__all__ = ["INK_BLUR_MM", "ACHROMATIC_MAX", "MARK_COLOUR_PX_PER_MM", "ink_chroma", "achromatic_suits",
+__all__ = ["INK_BLUR_MM", "ACHROMATIC_MAX", "MARK_COLOUR_PX_PER_MM", "ink_vector", "ink_chroma", "achromatic_suits",
            "template_chroma", "frame_px_per_mm", "RimInk", "rim_ink", "suit_hues", "rim_suit",
            "rim_contradicts", "rim_colour", "rim_face_colour", "rim_face_level", "grey_hue", "frame_rim_suits",
            "rim_lab"]
@@ -68,12 +68,11 @@ def _radius_mm(size: int) -> np.ndarray:
     return np.hypot(xx - centre, yy - centre) * COIN_CROP_MM / size
 
 
-def ink_chroma(crop: np.ndarray) -> float:
-    """A coin crop's (COIN_CROP_PX square, BGR, face-centred) ink colour over its darkness: the crop blurred by
-    ``INK_BLUR_MM``, each pixel of the print's disc as linear ratios to the face's median colour minus 1, averaged
-    weighted by the pixel's darkness (a matched filter of the ink), and that vector's spread across the three
-    channels over its mean. 0 for black or grey ink, whatever the blur and the light; NaN where no ink is darker
-    than the face."""
+def ink_vector(crop: np.ndarray) -> np.ndarray | None:
+    """A coin crop's (COIN_CROP_PX square, BGR, face-centred) ink: the crop blurred by ``INK_BLUR_MM``, each pixel
+    of the print's disc as linear ratios to the face's median colour minus 1, averaged weighted by the pixel's
+    darkness (a matched filter of the ink): a BGR vector, negative where the ink is darker than the face. None where
+    no ink is darker than the face."""
     x = np.asarray(crop, np.float32).reshape(crop.shape[0], crop.shape[1], -1)
     size = x.shape[0]
     sigma = INK_BLUR_MM * size / COIN_CROP_MM
@@ -84,11 +83,18 @@ def ink_chroma(crop: np.ndarray) -> float:
     dark = np.clip(-ratios.mean(axis=1), 0.0, None)
     weight = float((dark * dark).sum())
     if weight <= 1e-9:
-        return float("nan")
+        return None
     ink = (dark[:, None] * ratios).sum(axis=0) / weight
-    lightness = float(ink.mean())
-    if lightness >= 0.0:
+    return ink if float(ink.mean()) < 0.0 else None
+
+
+def ink_chroma(crop: np.ndarray) -> float:
+    """A coin crop's ink colour over its darkness: the spread of :func:`ink_vector` across the three channels over
+    its mean. 0 for black or grey ink, whatever the blur and the light; NaN where no ink is darker than the face."""
+    ink = ink_vector(crop)
+    if ink is None:
         return float("nan")
+    lightness = float(ink.mean())
     return float(np.linalg.norm(ink - lightness) / -lightness)
 
 
