@@ -207,8 +207,10 @@ if __name__ == "__main__":
         gone = sorted(KNOWN_DRIFT - set(found))
         if gone:
             print("known drift gone (remove from KNOWN_DRIFT): " + ", ".join(gone))
-        print(f"rebuilt: {'differs from' if found else 'the same as'} {DEFAULT_PROFILE_PATH}")
-        sys.exit(0 if set(found) == KNOWN_DRIFT else 1)
+        known = set(found) == KNOWN_DRIFT
+        print(f"rebuilt: {'differs only where KNOWN_DRIFT says from' if known else 'differs from'} "
+              f"{DEFAULT_PROFILE_PATH}" if found else f"rebuilt: the same as {DEFAULT_PROFILE_PATH}")
+        sys.exit(0 if known else 1)
     if args.teach_picture:
         teach_picture(Path(args.teach_picture))
         sys.exit(0)
