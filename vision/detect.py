@@ -109,6 +109,14 @@ _COLOUR_TILES_MIN = 4  # the tiles' colours are judged only where this many tile
 # white faces of the default and hand-made sets (0.04), and the default and hand-made faces read with the classic
 # profile (0.09-0.10: as far as the right classic faces under glare).
 _COLOUR_REFUSE = 0.105
+# A frame whose tiles lie this near the taught colours proves the profile (Detector.colours_once, the live loop):
+# the right profile 0.060 at most on bench_detect 0-60 (0.001-0.047 on tile-backs 1001/1003/1204 and Easy Slider
+# 500); another set's 0.09 at the least where colour tells the sets apart (the default and hand-made faces read with
+# the classic profile 0.09-0.10, judged; Easy Slider 500's 0.092; the classic faces read with theirs 0.12-0.16).
+# Sets colour does not tell apart (classic <-> hand-made backs 0.013-0.053, default <-> hand-made faces
+# 0.006-0.041: tile-backs 1001-1204, Easy Slider 500-502, Slide Jam 1200/1201) prove it as they pass it. A right
+# frame above it (glare: 0.088, 0.094) proves nothing: the next frame is judged again.
+_COLOUR_PROOF = 0.075
 _VIEW_PX_PER_MM = 0.5  # the view pieces are found in: a tile is 25 px, a coin 9.5
 _COIN_VOTES_MIN = 4.0  # coin-centre votes (rim pixels of the view, each at most 1) for a candidate
 _COIN_VOTES_FAINT = 3.0  # ... for a candidate that must read surely as a printed face (a light coin on paper)
@@ -278,6 +286,9 @@ class Detector:
     ``profile``: a :class:`calibration.profile.PieceSetProfile` (None: the built-in default edition).
     ``px_per_mm``: resolution of the top-down view pieces are found in (fitting and reading use the raw frame).
     ``check_profile``: raise :class:`ProfileMismatch` when clear tile outlines do not read as the profile's set.
+    ``colours_once``: judge the tiles' colours (:meth:`_colours_refuse`, ~1.5-3.5 ms a frame) only until a frame's
+    tiles have proven them the profile's (:attr:`colours_proven`); the live loop's detector, which sees one set
+    all session long. Per-frame commands leave it False: every frame is checked.
     """
 
     def __init__(
@@ -287,9 +298,13 @@ class Detector:
         *,
         px_per_mm: float = _VIEW_PX_PER_MM,
         check_profile: bool = True,
+        colours_once: bool = False,
     ) -> None:
         self.calibration = calibration
         self.check_profile = check_profile
+        self.colours_once = colours_once
+        # a frame's tiles lay within _COLOUR_PROOF of the profile's colours: with colours_once, not judged again
+        self.colours_proven = False
         self.profile = profile if profile is not None else default_profile()
         self.view = TableView(calibration, px_per_mm=px_per_mm)
         self.tile_reader = TileReader(self.profile)
@@ -1254,6 +1269,8 @@ class Detector:
         """Tiles read, but most of them far from the colour the profile's set was taught in (vision.set_colours):
         the median distance of ``_COLOUR_TILES_MIN`` or more tiles above ``_COLOUR_REFUSE``. Says nothing where the
         profile has no taught colours, too few tiles read or the paper beside them is not seen."""
+        if self.colours_once and self.colours_proven:
+            return False
         taught = self.profile.taught.get("tile_colours")
         # tiles read surely: an uncertain one may be under a hand (its colour is the hand's)
         judged = [t for t in tiles if t.side in ("face", "back") and not t.uncertain]
@@ -1270,7 +1287,10 @@ class Detector:
         distances = distances[~np.isnan(distances)]
         if len(distances) < _COLOUR_TILES_MIN:
             return False
-        return float(np.median(distances)) > _COLOUR_REFUSE
+        median = float(np.median(distances))
+        if median <= _COLOUR_PROOF:
+            self.colours_proven = True
+        return median > _COLOUR_REFUSE
 
     @staticmethod
     def _refuses(read: int, unread: int) -> bool:

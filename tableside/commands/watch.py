@@ -222,7 +222,8 @@ class VisionReader:
         from vision.detect import Detector
 
         try:
-            return Detector(calibration, self.profile)
+            # one set all session long: its tiles' colours are judged until a frame proves them the profile's
+            return Detector(calibration, self.profile, colours_once=True)
         except CalibrationError:
             # No piece-set profile at all: pyramids need none (it describes a piecepack), the figure detector
             # alone reads them; every other game needs one, and the error says so.
@@ -241,7 +242,10 @@ class VisionReader:
         except CalibrationError as err:
             return f"the calibration sheet cannot be found ({str(err).rstrip('.')})"
         self.calibration = calibration
+        proven = getattr(self._detector, "colours_proven", False)
         self._detector = self._make_detector(calibration)
+        if proven:  # the table was found again: the pieces on it are the set a frame proved them before
+            self._detector.colours_proven = True
         return None
 
     # -- reading

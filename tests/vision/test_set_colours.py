@@ -122,3 +122,57 @@ def test_the_paper_points_are_those_off_every_tile_coin_and_marker_on_the_sheet(
     assert np.allclose(points, np.array(expected), atol=1e-9)
     assert paper_points(tiles, coins, None, markers).shape == (0, 2)
     assert paper_points(np.zeros((0, 2)), coins, sheet, markers).shape == (0, 2)
+
+
+def test_a_detector_that_judges_colours_once_skips_them_only_after_a_frame_proved_the_profile():
+    """``colours_once`` (the live loop's detector): the tiles' colours are judged until one frame's lie near the
+    profile's; another set's never do, so a wrong profile is refused on every frame, as a per-frame command's."""
+    frame = tile_block_frame(1003, edition="bold")
+    calibration = calibrate_from_sheet(frame.image)
+    wrong = Detector(calibration, default_profile(), colours_once=True)
+    for _ in range(2):
+        with pytest.raises(ProfileMismatch, match=_BY_COLOUR):
+            wrong.detect(frame.image, kinds=("tile", "coin"))
+        assert not wrong.colours_proven
+    right = Detector(calibration, taught_profile("bold"), colours_once=True)
+    first = right.detect(frame.image, kinds=("tile", "coin"))
+    assert right.colours_proven
+    # proven: the next frame is read without the colour check (here the same frame: the same pieces)
+    again = right.detect(frame.image, kinds=("tile", "coin"))
+    assert [p.to_json() for p in again.pieces] == [p.to_json() for p in first.pieces]
+    # a per-frame command's detector judges every frame: a wrong profile is refused though it proved nothing
+    per_frame = Detector(calibration, taught_profile("bold"))
+    per_frame.detect(frame.image, kinds=("tile", "coin"))
+    per_frame.profile = default_profile()
+    with pytest.raises(ProfileMismatch, match=_BY_COLOUR):
+        per_frame.detect(frame.image, kinds=("tile", "coin"))
+
+
+def test_the_live_loop_refuses_another_sets_profile_on_every_judged_frame(tmp_path):
+    """``tableside watch`` with the built-in profile (the default set) over the bold set's backs (Slides of
+    Action's block): every frame it judges is unreadable as another set's, none proves the profile, no move is
+    recorded; with the bold profile the first judged frame proves it."""
+    import cv2
+
+    from tableside.commands.watch import VisionReader
+    from tableside.session import Session
+    from tableside.tracker import GameTracker, game_rules
+    from vision.sources import open_source
+
+    frame = tile_block_frame(1001, edition="bold")
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i in range(8):  # one frame a second (a folder's pace): the table is still, judged and judged again
+        cv2.imwrite(str(folder / f"{i:02d}.png"), frame.image)
+    for profile, refused in ((default_profile(), True), (taught_profile("bold"), False)):
+        reader = VisionReader("slides-of-action", profile=profile)
+        with open_source(str(folder)) as source:
+            session = Session(source, reader, GameTracker(game_rules("slides-of-action")))
+            session.run()
+        assert len(session.judged_frames) >= 2, session.events
+        another = [e for e in session.events if e.kind == "unreadable" and _BY_COLOUR in e.text]
+        if refused:
+            assert [e.frame for e in another] == session.judged_frames, session.events
+            assert not reader._detector.colours_proven and not session.tracker.moves
+        else:
+            assert not another and reader._detector.colours_proven
