@@ -231,6 +231,31 @@ def test_a_kid_on_its_trampoline_is_reported(edition, seed, at, expected, monkey
             assert reading.text == case.text and state_json(reading.state) == case.state
 
 
+def test_a_kid_whose_rims_pull_the_fit_off_both_is_found_and_the_state_read():
+    """Trampo-Land classic 100 (bench_states' dev position): the suns kid on trampoline 6, plainly visible on its
+    trampoline, was not reported at all ("trampoline 6 is not seen"): its strong vote peak's rim fit ran 3.5 mm off
+    at match 0.07, and the looks around report only sure faces (a classic suns kid reads "its ace or its suit
+    side"). Fitted again around the peak, it is an uncertain coin lying on a coin (a kid), and no figure is looked
+    for on it (the figure search fitted a die reading no face on the stack). The set settles trampoline 8's suns
+    coin, so the state reads exactly."""
+    from calibration.profile import load_profile
+    from calibration.table_calibration import calibrate_from_sheet
+    from tableside.frame_input import GAME_KINDS, _detect
+    from tableside.reading import all_pieces, read_state
+
+    case = state_case("trampo-land", "classic", 100)
+    image = case.frame.image
+    detection = _detect(image, calibrate_from_sheet(image), load_profile(_profile("classic")),
+                        GAME_KINDS["trampo-land"])
+    near = [p for p in all_pieces(detection) if (p.x_mm - 180.5) ** 2 + (p.y_mm - 209.0) ** 2 < 5.0**2]
+    assert len(near) == 1 and near[0].kind.value == "coin", near
+    kid = near[0]
+    assert kid.uncertain and {suit.value for suit, _, _ in kid.could_be} == {"suns"}, kid
+    assert kid.height_mm > 0  # lying on its trampoline
+    reading = read_state(detection, "epic-funhouse", "trampo-land")
+    assert reading.text == case.text and state_json(reading.state) == case.state, reading.text
+
+
 def test_a_classic_print_doubted_for_its_colour_is_not_read_as_an_adult():
     """Trampo-Land classic 149 (states, a seed outside the bench's): the suns ace on the bare trampoline 1 was fitted
     as a pawn "colour unclear: suns or crowns" over the coin, seen whole beside it, and read as an adult: a wrong
