@@ -144,6 +144,14 @@ _CLEAR_BLANK_RIM_SUPPORT = 0.45
 _PEAK_BLANK_RIM_MATCH = 0.55
 _PEAK_BLANK_RIM_SUPPORT = 0.5
 _PEAK_BLANK_INK = 0.4
+# ... and where its rim fits as plainly as a coin's does all round (the empty table fits 0.50 at most, see above),
+# at a peak or grown from a coin grid, a blank face may show this much of its feature energy inside the rim (the
+# usual bar, vision.classify._BLANK_INK, is 0.5): a near-white null on near-white paper has so faint a rim that the
+# paper's grain inside it weighs as much (default coin grid 1004's moons null, bench_detect offset 0: rim match 0.72,
+# support 0.72, face 0.51, missed); printed faces are at 0.76 and up (see above)
+_PLAIN_RIM_MATCH = 0.7
+_PLAIN_RIM_SUPPORT = 0.7
+_PLAIN_RIM_BLANK_INK = 0.6
 _FINE_PX_PER_MM, _COARSE_PX_PER_MM = 1.5, 1.0  # faint peaks: frames between these resolutions ...
 _COARSE_RIM_MATCH = 0.37  # ... are fitted from more starts, and need this match at the coarse end (see the fit)
 _COIN_ALIGN_PX = 4  # coin crops: how far (crop pixels, 0.5 mm each) the printed face may pull the rim's centre
@@ -1656,9 +1664,12 @@ class Detector:
                 at_peak = not rim_fits and bool(not grown and base[k] == 0 and rims[k].match >= _PEAK_BLANK_RIM_MATCH
                                                 and rims[k].support >= _PEAK_BLANK_RIM_SUPPORT)
                 rim_fits = rim_fits or at_peak
+                plain_rim = bool(base[k] == 0 and rims[k].match >= _PLAIN_RIM_MATCH
+                                 and rims[k].support >= _PLAIN_RIM_SUPPORT)
+                ink_most = _PEAK_BLANK_INK if at_peak else _PLAIN_RIM_BLANK_INK if plain_rim else None
                 blank = self.coin_reader._blank_reading(big[k : k + 1, m : m + n, m : m + n],
                                                         rim_fits and len(self.profile.coin_rim_taps) > 1,
-                                                        ink_most=_PEAK_BLANK_INK if at_peak else None)
+                                                        ink_most=ink_most)
                 if blank is not None and rim_fits:
                     reading, centre = blank, centres[k]
             # a blank face read where the signature fits clearly (see _CLEAR_BLANK_RIM_MATCH), peak or not
