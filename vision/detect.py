@@ -1895,12 +1895,7 @@ class Detector:
         (:meth:`_unclear_off_rim`) as an uncertain coin; either is added to ``around`` (dropped where a figure
         stands, as a meeple's head could pass for one), at the coin thickness (``height_mm``) where its face lies
         ``_STACKED_APART_MM`` or more off the rim fitted at the peak (two rims: it lies on a coin)."""
-        points = np.asarray(points_mm, float).reshape(-1, 2)
-        if len(found):
-            taken = np.array([[piece.x_mm, piece.y_mm] for _, _, piece in found])
-            points = points[np.min(squared_distances(points, taken), axis=1) >= COIN_MM**2]
-        if len(points) and tiles:
-            points = points[~_inside_tiles(tiles + _grid_holes_of(tiles), points).any(axis=1)]
+        points = _off_coins_and_tiles(points_mm, [piece for _, _, piece in found], tiles)
         if not len(points):
             return []
         height = self.profile.coin_thickness_mm
@@ -1919,16 +1914,8 @@ class Detector:
             if again is None:
                 continue
             reading, where = again
-            uncertain = reading.status != "ok"
-            piece = DetectedPiece(Kind.COIN, float(where[0]), float(where[1]),
-                                  angle_deg=float(reading.angle_deg % 360.0), confidence=reading.confidence,
-                                  suit=None if uncertain else reading.suit, rank=None if uncertain else reading.rank,
-                                  side=reading.side, uncertain=uncertain, reason=reading.reason,
-                                  outline_px=self._circle_px(where, height),
-                                  # two rims apart: it lies on a coin (see _fit_and_read_coins), else as found
-                                  height_mm=height if np.hypot(*(where - at)) >= _STACKED_APART_MM else 0.0,
-                                  could_be=reading.could_be if uncertain else ())
-            out.append(((1.0 if uncertain else 3.0) + reading.score, looked, piece))
+            piece = self._off_rim_piece(reading, where, at, height)
+            out.append(((1.0 if piece.uncertain else 3.0) + reading.score, looked, piece))
             around.append(piece)
         return out
 
@@ -1947,12 +1934,7 @@ class Detector:
         outside the bench's seeds, read surely on its trampoline so too), else on the table. Only where dice are
         looked for too (the rooms played on coins), so that a meeple's head passing for a coin is dropped where a
         figure stands; no figure is looked for on these coins (see :meth:`detect`)."""
-        points = np.asarray(points_mm, float).reshape(-1, 2)
-        if len(points) and found:
-            taken = np.array([[piece.x_mm, piece.y_mm] for _, _, piece in found])
-            points = points[np.min(squared_distances(points, taken), axis=1) >= COIN_MM**2]
-        if len(points) and tiles:
-            points = points[~_inside_tiles(tiles + _grid_holes_of(tiles), points).any(axis=1)]
+        points = _off_coins_and_tiles(points_mm, [piece for _, _, piece in found], tiles)
         if not len(points):
             return []
         height = self.profile.coin_thickness_mm
@@ -1969,15 +1951,23 @@ class Detector:
                 continue
             if any(math.hypot(where[0] - p.x_mm, where[1] - p.y_mm) < 0.8 * COIN_MM for _, _, p in found + out):
                 continue
-            piece = DetectedPiece(Kind.COIN, float(where[0]), float(where[1]),
-                                  angle_deg=float(reading.angle_deg % 360.0), confidence=reading.confidence,
-                                  suit=None if uncertain else reading.suit, rank=None if uncertain else reading.rank,
-                                  side=reading.side, uncertain=uncertain, reason=reading.reason,
-                                  outline_px=self._circle_px(where, height),
-                                  height_mm=height if np.hypot(*(where - centre)) >= _STACKED_APART_MM else 0.0,
-                                  could_be=reading.could_be if uncertain else ())
+            piece = self._off_rim_piece(reading, where, centre, height)
             out.append(((1.0 if uncertain else 3.0) + reading.score, looked, piece))
         return out
+
+    def _off_rim_piece(self, reading: Reading, where: np.ndarray, looked_from: np.ndarray, height: float
+                       ) -> DetectedPiece:
+        """The coin a look off its rim read at ``where`` (table mm); uncertain readings keep no suit or rank. Two
+        rims apart (``where`` ``_STACKED_APART_MM`` or more off ``looked_from``) it lies on a coin (see
+        _fit_and_read_coins), else as found."""
+        uncertain = reading.status != "ok"
+        return DetectedPiece(Kind.COIN, float(where[0]), float(where[1]),
+                             angle_deg=float(reading.angle_deg % 360.0), confidence=reading.confidence,
+                             suit=None if uncertain else reading.suit, rank=None if uncertain else reading.rank,
+                             side=reading.side, uncertain=uncertain, reason=reading.reason,
+                             outline_px=self._circle_px(where, height),
+                             height_mm=height if np.hypot(*(where - looked_from)) >= _STACKED_APART_MM else 0.0,
+                             could_be=reading.could_be if uncertain else ())
 
     def _unclear_off_rim(self, image: np.ndarray, shapes: Shapes, centre: np.ndarray, height: float
                          ) -> tuple[Reading, np.ndarray] | None:
@@ -2327,6 +2317,18 @@ def _grid_holes_of(tiles: list[DetectedPiece]) -> list[DetectedPiece]:
     degrees = np.tile(np.degrees(angles), 4)
     return [DetectedPiece(Kind.TILE, float(x), float(y), angle_deg=float(a % 360.0), uncertain=True)
             for (x, y), a in zip(spots[(around >= 2) & free], degrees[(around >= 2) & free], strict=True)]
+
+
+def _off_coins_and_tiles(points_mm: np.ndarray, coins: list[DetectedPiece], tiles: list[DetectedPiece]) -> np.ndarray:
+    """The points (table mm, N x 2) a coin's width or more from every coin found and on no tile nor hole of the
+    tiles' grid: the peaks still to look at for coins lying on others."""
+    points = np.asarray(points_mm, float).reshape(-1, 2)
+    if len(points) and coins:
+        taken = np.array([[piece.x_mm, piece.y_mm] for piece in coins])
+        points = points[np.min(squared_distances(points, taken), axis=1) >= COIN_MM**2]
+    if len(points) and tiles:
+        points = points[~_inside_tiles(tiles + _grid_holes_of(tiles), points).any(axis=1)]
+    return points
 
 
 def _on_hidden_face_place(tiles: list[DetectedPiece], points: np.ndarray) -> np.ndarray:
