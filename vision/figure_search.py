@@ -52,6 +52,7 @@ from vision.figure_segmentation import (
 )
 from vision.pawns_dice import (
     PRINT_FACE_REASON,
+    FaceVote,
     body_colour,
     chroma_differs,
     classify_suit,
@@ -112,6 +113,13 @@ COIN_PRINT_REASON = "kind unclear: a coin's printed face of its suit reads where
 # 0.82-1.0 (one classic ace at 0.74, missed); 134 real pawns' tops matched a mark at 0.75 at most (a pawn's plain
 # top taken for a blank null) and never read surely under an outline below 0.7.
 _PAWN_TOP_FACE_SCORE = 0.8
+# ... and where that face is plain (read surely, a mark matched at _DIE_TOP_SURE_SCORE or more, not a blank null), the
+# piece is the die: the die model refitted from the fit that showed the face and read as a die (outline, suit, face)
+# must be sure, of the pawn's suit and show the same face (see _sure_die_on_top). Bench_dice seeds 600-611, every
+# face read where a pawn was fitted (4 editions): 33 dice fitted as pawns, 30 of them read surely at 0.84-0.99 (the
+# right face every time); 11 real pawns (peg and meeple), their tops' best marks 0.46-0.68 (a blank null, 1.0, is
+# left out: a peg's round head is as blank).
+_DIE_TOP_SURE_SCORE = 0.8
 _PAWN_FACE_SUPPORT = 0.7
 # ... not looked for on a pawn outlined this well (a die fitted as a pawn was outlined 0.79 at most on those frames;
 # most real pawns 0.9-1.0): the search costs 27 quick die fits a pawn
@@ -734,10 +742,13 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
     piece = _report(search, blob, best, cands[1:], whole=depth == 0)
     if piece.kind is Kind.DIE and _flat_print(search, blob, best, piece):
         return []
-    if piece.kind is Kind.PAWN and not piece.uncertain and _die_face_on_top(
-            _die_face_where(search, blob, crop, best, cands[1:]), best):
-        piece = replace(piece, uncertain=True, confidence=min(piece.confidence, 0.5),
-                        reason="kind unclear: a pawn or a die (a die's face is seen on its top)")
+    top = (_die_face_where(search, blob, crop, best, cands[1:])
+           if piece.kind is Kind.PAWN and not piece.uncertain else None)
+    if top is not None and _die_face_on_top(top.face, best):
+        die = _sure_die_on_top(search, blob, crop, piece, top, whole=depth == 0)
+        piece = die if die is not None else replace(
+            piece, uncertain=True, confidence=min(piece.confidence, 0.5),
+            reason="kind unclear: a pawn or a die (a die's face is seen on its top)")
     elif (piece.kind is Kind.PAWN and not piece.uncertain and "die" in search.kinds
           and _outline_support(best) < _PAWN_CLEAR_SUPPORT and _plastic_beyond(search, best) > _PLASTIC_BEYOND):
         meeple = _meeple_instead(search, blob, crop, best, cands[1:])
@@ -905,13 +916,22 @@ def _report(search: FigureSearch, blob: Blob, best: _Candidate, others: list[_Ca
     return piece
 
 
+@dataclass(frozen=True)
+class _TopFace:
+    """A die's face read where a pawn was fitted (:func:`_die_face_where`): the reading, and the die model's fit
+    whose top face showed it."""
+
+    face: FaceVote
+    die: _Candidate  # the die model, its ``fit`` the one whose top was read
+
+
 def _die_face_where(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Candidate,
-                    others: list[_Candidate]):
+                    others: list[_Candidate]) -> _TopFace | None:
     """The clearest die face seen where a pawn was fitted: the die model fitted there from its own fit and from
     starts around the pawn's place (2 mm apart, three turns: the pawn's fit says nothing of a die's angle, and the
     die's own fit can follow its lower edges or the coin's, its top face then off the numeral), the top face read
-    at each fit; the reading that matches a rank mark best. None when no die is looked for (or the pawn is outlined
-    clearly: _PAWN_CLEAR_SUPPORT)."""
+    at each fit; the reading that matches a rank mark best, with the fit that showed it. None when no die is looked
+    for (or the pawn is outlined clearly: _PAWN_CLEAR_SUPPORT) or no fit's top reads a rank."""
     if "die" not in search.kinds or pawn.fit is None or _outline_support(pawn) >= _PAWN_CLEAR_SUPPORT:
         return None
     die = next((c for c in others if c.kind == "die"), None)
@@ -931,7 +951,7 @@ def _die_face_where(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Ca
         top = die_top_crop(search.image, search.calibration, fit.pose, die.base_h + _die_side(die.model))
         colour = classify_suit(body_colour(top), refs)  # a die's ace is its suit's symbol in some editions
         face = read_die_face(top, search.profile, suit=None if colour.ambiguous else colour.suit)
-        if face.rank is None or (best is not None and face.score <= best.score):
+        if face.rank is None or (best is not None and face.score <= best.face.score):
             continue
         # A blank null face shows nothing: a peg pawn's round head seen from above is as blank, and a top fitted
         # 2 mm off lands on it; only a blank null seen from the die's own fit or the pawn's place, in the pawn's
@@ -939,7 +959,7 @@ def _die_face_where(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: _Ca
         # like a numeral: it counts from any fit
         if face.rank == 0 and face.blank and not (centred and _same_plastic(body_colour(top), plastic)):
             continue
-        best = face
+        best = _TopFace(face, _Candidate(die.model, "die", die.coarse, fit, die.base_h))
     return best
 
 
@@ -1099,6 +1119,22 @@ def _same_plastic(a: np.ndarray, b: np.ndarray, max_chroma: float = 0.2, max_rat
     la, lb = np.log(np.maximum(np.asarray(a, np.float64), 4.0)), np.log(np.maximum(np.asarray(b, np.float64), 4.0))
     chroma = float(np.linalg.norm((la - la.mean()) - (lb - lb.mean())))
     return chroma <= max_chroma and abs(float(la.mean() - lb.mean())) <= math.log(max_ratio)
+
+
+def _sure_die_on_top(search: FigureSearch, blob: Blob, crop: FrameCrop, pawn: DetectedPiece, top: _TopFace,
+                     whole: bool) -> DetectedPiece | None:
+    """The die a piece fitted as a sure pawn is, where its top shows a die's face plainly (see _DIE_TOP_SURE_SCORE):
+    the die model refitted in full from the fit whose top showed the face, reported as a sure die of the pawn's
+    suit showing that face; None where any of that disagrees or is unclear (the piece is then "a pawn or a die")."""
+    face = top.face
+    if face.ambiguous or face.blank or face.rank is None or face.score < _DIE_TOP_SURE_SCORE:
+        return None
+    die = replace(top.die, fit=_refit(search, crop, top.die, top.die.fit.pose))
+    piece = _report(search, blob, die, [], whole=whole)
+    if piece.uncertain or piece.rank != face.rank or piece.suit != pawn.suit or _flat_print(search, blob, die, piece):
+        search.fitted.pop(id(piece), None)
+        return None
+    return piece
 
 
 def _die_face_on_top(face, pawn: _Candidate) -> bool:
