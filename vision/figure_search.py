@@ -115,11 +115,12 @@ COIN_PRINT_REASON = "kind unclear: a coin's printed face of its suit reads where
 _PAWN_TOP_FACE_SCORE = 0.8
 # ... and where that face is plain (read surely, a mark matched at _DIE_TOP_SURE_SCORE or more, not a blank null), the
 # piece is the die: the die model refitted from the fit that showed the face and read as a die (outline, suit, face)
-# must be sure, of the pawn's suit and show the same face (see _sure_die_on_top). Bench_dice seeds 600-611, every
-# face read where a pawn was fitted (4 editions): 33 dice fitted as pawns, 30 of them read surely at 0.84-0.99 (the
-# right face every time); 11 real pawns (peg and meeple), their tops' best marks 0.46-0.68 (a blank null, 1.0, is
-# left out: a peg's round head is as blank).
-_DIE_TOP_SURE_SCORE = 0.8
+# must be sure, of the pawn's suit and show the same face (see _sure_die_on_top). Bench_dice dev seeds 600-611, every
+# face read where a pawn was fitted (4 editions, recorded crops): of 37 dice fitted as pawns, 33 showed a face read
+# surely at 0.87-0.99 (the right one every time; one more, a classic ring, at 0.65); the 10 real pawns (pegs, meeples)
+# showed a mark read surely at 0.65 at most (a blank null, up to 1.0, is no mark: a peg's round head is as blank); a
+# fit 1-3 mm off a die read a wrong face surely at 0.82 at most (a default A read as a 4).
+_DIE_TOP_SURE_SCORE = 0.85
 _PAWN_FACE_SUPPORT = 0.7
 # ... not looked for on a pawn outlined this well (a die fitted as a pawn was outlined 0.79 at most on those frames;
 # most real pawns 0.9-1.0): the search costs 27 quick die fits a pawn
