@@ -348,26 +348,34 @@ def test_a_blurred_die_face_is_read_by_where_its_close_marks_differ(edition, lea
     assert right >= least, right
 
 
-def test_a_classic_ring_blurred_on_a_die_is_read_as_the_null():
-    """Classic Roll Out the Barrels 100: the suns die shows the null, a thin ring that the die's 20-odd frame pixels
-    blur into a thick donut. Matched against the tile's sharp ring it led the bold 4 by 0.07 only ("die face unclear:
-    0 or 4"); the ring matched as blurred as the crop leads clearly. The die is read surely as the suns null."""
+def _barrels_die_reading(edition: str, seed: int) -> tuple[DetectedPiece, dict]:
+    """Roll Out the Barrels state ``seed`` in ``edition`` (state_scenes), calibrated from its sheet and detected
+    with the edition's taught profile and the game's kinds: the one die reading (sure or uncertain) within 3 mm of
+    the true die, checked to be the only one, and the die's truth (a dict with "suit" and "top")."""
     from detect_scenes import taught_profile
     from state_scenes import state_case
 
     from tableside.frame_input import GAME_KINDS
     from vision.detect import detect_pieces
 
-    case = state_case("roll-out-the-barrels", "classic", 100)
+    case = state_case("roll-out-the-barrels", edition, seed)
     image = case.frame.image
-    detection = detect_pieces(image, calibrate_from_sheet(image), taught_profile("classic"),
+    detection = detect_pieces(image, calibrate_from_sheet(image), taught_profile(edition),
                               kinds=GAME_KINDS["roll-out-the-barrels"])
     die = next(t for t in case.frame.truth if t["kind"] == "die")
     near = [p for p in detection.pieces + detection.uncertain
             if p.kind.value == "die" and math.hypot(p.x_mm - die["x_mm"], p.y_mm - die["y_mm"]) < 3.0]
     assert len(near) == 1, near
-    assert not near[0].uncertain, near[0].reason
-    assert (near[0].suit.value, near[0].rank) == (die["suit"], die["top"]) == ("suns", 0)
+    return near[0], die
+
+
+def test_a_classic_ring_blurred_on_a_die_is_read_as_the_null():
+    """Classic Roll Out the Barrels 100: the suns die shows the null, a thin ring that the die's 20-odd frame pixels
+    blur into a thick donut. Matched against the tile's sharp ring it led the bold 4 by 0.07 only ("die face unclear:
+    0 or 4"); the ring matched as blurred as the crop leads clearly. The die is read surely as the suns null."""
+    die, truth = _barrels_die_reading("classic", 100)
+    assert not die.uncertain, die.reason
+    assert (die.suit.value, die.rank) == (truth["suit"], truth["top"]) == ("suns", 0)
 
 
 def test_a_blurred_five_is_told_from_a_three_by_its_strokes():
@@ -376,19 +384,6 @@ def test_a_blurred_five_is_told_from_a_three_by_its_strokes():
     stayed under its bar ("die face unclear: 5 or 3"). Where only one numeral has strokes (the 5's upper left stroke
     and flat top bar, the 3's upper right bowl) the ink lies on the 5's: the die is read surely as the arms 5. (The
     classic die of that state stays unclear: there the 4 is close too, and the correlation against it is 0.24.)"""
-    from detect_scenes import taught_profile
-    from state_scenes import state_case
-
-    from tableside.frame_input import GAME_KINDS
-    from vision.detect import detect_pieces
-
-    case = state_case("roll-out-the-barrels", "bold", 107)
-    image = case.frame.image
-    detection = detect_pieces(image, calibrate_from_sheet(image), taught_profile("bold"),
-                              kinds=GAME_KINDS["roll-out-the-barrels"])
-    die = next(t for t in case.frame.truth if t["kind"] == "die")
-    near = [p for p in detection.pieces + detection.uncertain
-            if p.kind.value == "die" and math.hypot(p.x_mm - die["x_mm"], p.y_mm - die["y_mm"]) < 3.0]
-    assert len(near) == 1, near
-    assert not near[0].uncertain, near[0].reason
-    assert (near[0].suit.value, near[0].rank) == (die["suit"], die["top"]) == ("arms", 5)
+    die, truth = _barrels_die_reading("bold", 107)
+    assert not die.uncertain, die.reason
+    assert (die.suit.value, die.rank) == (truth["suit"], truth["top"]) == ("arms", 5)
