@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from detect_scenes import coin_grid_frame, score
+from sure_grid_coins import sure_grid_coins
 
-from calibration.profile import COIN_CROP_MM, COIN_CROP_PX, default_profile
+from calibration.profile import default_profile
 from calibration.table_calibration import calibrate_from_sheet
 from rules.pieces import Suit
 from vision.coin_ink import frame_rim_suits, rim_colour
-from vision.crops import sample_crops
 from vision.detect import Detector
 
 SUITS = frozenset({"suns", "moons", "crowns", "arms"})
@@ -52,19 +52,11 @@ def _default_grid_nulls(seed: int) -> list[tuple[str, str | None]]:
 def _left_out_in_turn(seed):
     """Default coin grid ``seed`` detected; each coin read surely in a suit read again as a blank null would be, from
     the rims of the frame's other sure suited coins (cropped as the detector crops them); (read, truth) pairs."""
-    frame = coin_grid_frame(seed, edition="default")
-    calibration = calibrate_from_sheet(frame.image)
-    profile = default_profile()
-    coins = [p for p in Detector(calibration, profile).detect(frame.image, kinds=("coin",)).pieces
-             if not p.uncertain and p.suit is not None and not (p.side == "value" and p.rank == 0)]
-    crops = sample_crops(frame.image, calibration, np.array([[c.x_mm, c.y_mm] for c in coins]), np.zeros(len(coins)),
-                         np.array([c.height_mm + profile.coin_thickness_mm for c in coins]), COIN_CROP_MM,
-                         COIN_CROP_PX)
-    refs = [(rim_colour(crop), c.suit) for crop, c in zip(crops, coins, strict=True)]
-    truths = frame.of_kind("coin")
+    sure = sure_grid_coins(seed)
+    refs = [(rim_colour(crop), c.suit) for crop, c in zip(sure.crops, sure.coins, strict=True)]
     pairs = []
-    for k, coin in enumerate(coins):
-        truth = min(truths, key=lambda t: np.hypot(t["x_mm"] - coin.x_mm, t["y_mm"] - coin.y_mm))
+    for k, coin in enumerate(sure.coins):
+        truth = sure.truth_of(coin)
         pairs.append((frame_rim_suits([refs[k][0]], refs[:k] + refs[k + 1 :], frozenset(Suit))[0], Suit(truth["suit"])))
     return pairs
 

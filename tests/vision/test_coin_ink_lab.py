@@ -9,15 +9,12 @@ it clearly points, where every coloured suit's value sides show their way."""
 from __future__ import annotations
 
 import numpy as np
-from detect_scenes import coin_grid_frame
+from sure_grid_coins import sure_grid_coins
 from test_coin_ink_frame import _default_grid_nulls
 
-from calibration.profile import COIN_CROP_MM, COIN_CROP_PX, default_profile
-from calibration.table_calibration import calibrate_from_sheet
+from calibration.profile import COIN_CROP_MM, COIN_CROP_PX
 from rules.pieces import Suit
 from vision.coin_ink import frame_rim_suits, rim_face_colour, rim_lab
-from vision.crops import sample_crops
-from vision.detect import Detector
 
 SUITS = frozenset({"suns", "moons", "crowns", "arms"})
 BLACK = frozenset({"moons"})
@@ -100,24 +97,16 @@ def _left_out_by_ring(seed: int) -> list[tuple[object, object, str]]:
     be by its ring in Lab, from the frame's other sure value sides (cropped as the detector crops them); (read,
     truth, side) for each. Suit sides are not: their symbol (out to 6.3 mm) tints the face the ring is read against,
     as a blank null's face is not (a suit-side crowns of 1063 reads as arms)."""
-    frame = coin_grid_frame(seed, edition="default")
-    calibration = calibrate_from_sheet(frame.image)
-    profile = default_profile()
-    coins = [p for p in Detector(calibration, profile).detect(frame.image, kinds=("coin",)).pieces
-             if not p.uncertain and p.suit is not None and not (p.side == "value" and p.rank == 0)]
-    crops = sample_crops(frame.image, calibration, np.array([[c.x_mm, c.y_mm] for c in coins]), np.zeros(len(coins)),
-                         np.array([c.height_mm + profile.coin_thickness_mm for c in coins]), COIN_CROP_MM,
-                         COIN_CROP_PX)
-    rings = [rim_lab(crop) for crop in crops]
-    truths = frame.of_kind("coin")
+    sure = sure_grid_coins(seed)
+    rings = [rim_lab(crop) for crop in sure.crops]
     out = []
-    for k, (coin, crop) in enumerate(zip(coins, crops, strict=True)):
+    for k, (coin, crop) in enumerate(zip(sure.coins, sure.crops, strict=True)):
         if coin.side != "value":
             continue
-        refs = [(rings[j], c.suit) for j, c in enumerate(coins) if j != k and c.side == "value"]
+        refs = [(rings[j], c.suit) for j, c in enumerate(sure.coins) if j != k and c.side == "value"]
         read = frame_rim_suits(RIM, [], frozenset(Suit), frozenset(), None, [rim_face_colour(crop)],
                                frozenset({Suit("moons")}), [rings[k]], refs)[0]
-        truth = min(truths, key=lambda t: np.hypot(t["x_mm"] - coin.x_mm, t["y_mm"] - coin.y_mm))
+        truth = sure.truth_of(coin)
         out.append((read, Suit(truth["suit"]), coin.side))
     return out
 
