@@ -747,9 +747,15 @@ def _explain(search: FigureSearch, blob: Blob, depth: int, crop: FrameCrop) -> l
            if piece.kind is Kind.PAWN and not piece.uncertain else None)
     if top is not None and _die_face_on_top(top.face, best):
         die = _sure_die_on_top(search, blob, crop, piece, top, whole=depth == 0)
-        piece = die if die is not None else replace(
-            piece, uncertain=True, confidence=min(piece.confidence, 0.5),
-            reason="kind unclear: a pawn or a die (a die's face is seen on its top)")
+        meeple = (_meeple_instead(search, blob, crop, best, cands[1:])
+                  if die is None and top.face.score < _DIE_TOP_SURE_SCORE else None)
+        if die is not None:
+            piece = die
+        elif meeple is not None:
+            piece = _as_meeple(search, piece, meeple)
+        else:
+            piece = replace(piece, uncertain=True, confidence=min(piece.confidence, 0.5),
+                            reason="kind unclear: a pawn or a die (a die's face is seen on its top)")
     elif (piece.kind is Kind.PAWN and not piece.uncertain and "die" in search.kinds
           and _outline_support(best) < _PAWN_CLEAR_SUPPORT and _plastic_beyond(search, best) > _PLASTIC_BEYOND):
         meeple = _meeple_instead(search, blob, crop, best, cands[1:])

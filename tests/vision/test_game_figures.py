@@ -358,3 +358,18 @@ def test_a_numeral_on_a_gold_crowns_die_is_told_from_the_crown_ace():
         if p.kind.value == "die":
             near = min(truth, key=lambda t: math.hypot(t["x_mm"] - p.x_mm, t["y_mm"] - p.y_mm))
             assert p.rank == near["top"], (p.rank, near)
+
+
+def test_a_meeple_whose_head_reads_faintly_as_a_die_face_is_a_pawn():
+    """Hand-made edition, dice and meeples on a coin grid (seed 603): the moons meeple fitted the peg pawn weakly
+    (0.62), and the die model fitted around it read its head as a 4 at 0.64, so it was "a pawn or a die (a die's face
+    is seen on its top)". That face is no plain one (dice fitted as pawns show theirs at 0.87+): the meeple model
+    fitted there outlines it at 0.96, far over the peg and the die (0.67), its plastic inside, so it is a sure moons
+    pawn; no sure figure is wrong."""
+    detection, truth = _dice_on_coins("hand-made", 603)
+    assert _sure_figures_right(detection, truth) == []
+    pawn = next(t for t in truth if t["kind"] == "pawn" and t["suit"] == "moons")
+    near = [p for p in detection.pieces + detection.uncertain
+            if math.hypot(p.x_mm - pawn["x_mm"], p.y_mm - pawn["y_mm"]) < 3.0]
+    assert [(p.kind.value, p.suit.value, p.uncertain) for p in near] == [("pawn", "moons", False)], [
+        (p.kind, p.suit, p.rank, p.reason) for p in near]
