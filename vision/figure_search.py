@@ -164,6 +164,10 @@ _MEEPLE_PLASTIC_BEYOND = 0.02
 # cleared: "the pawn fitted reaches beyond the region seen", the doubt of a print on a coin fitted as a pawn
 # (classic phantoms there outlined 0.76-0.77 as meeples, 0.27-0.36 over the die, their plastic inside: only the
 # peg's outline held them), and a die face read on its top.
+# A pawn whose top shows a die's face only faintly (a mark under _DIE_TOP_SURE_SCORE, so no sure die) gets the strict
+# meeple test of _MEEPLE_SUPPORT above (from the place, not around): hand-made dice scene 603's moons meeple, its head
+# read as a 4 at 0.64, outlined 0.96 as a meeple (peg 0.62, die 0.67). Bench_dice dev 600-611, the other pieces that
+# reached this test were two classic crowns dice (faces 0.84 unclear, 0.65) outlined 0.65 and 0.62 as meeples: kept.
 _MEEPLE_DOUBTED_SUPPORT = 0.85
 # A die fitted to a meeple can sit 3-4 mm off it (its square over the head and an arm): the meeple fitted from there
 # stays near where it started, outlined 0.58-0.65 (hand-made dice scenes 604, 605, 608: pawns left "die face
