@@ -784,8 +784,7 @@ def _coin_twins(value_plain: list[list[np.ndarray]], suit_plain: list[list[np.nd
     other four -0.25 to 0.32, so crowns taught 1.85. So also, over _TWIN_READ_COPIES further copies (``read_rng``,
     their own stream: ``unsteady`` stays what it was) of the ace and of the two suit sides, counting only the fits
     the game would read: ``read_unsteady``, the larger standard deviation of q there (classic crowns 0.2, suns
-    0.3-0.9), ``ace_reach``, the largest q a read copy of the ace fitted, and ``suit_reach``, the smallest q a read
-    copy of a suit side fitted (bold suns 0.53, classic crowns 0.81)."""
+    0.3-0.9), and ``ace_reach``, the largest q a read copy of the ace fitted."""
     out: dict[str, dict[str, Any]] = {}
     for r, suit in enumerate(SUITS):
         key = (suit, 1)
@@ -813,7 +812,7 @@ def _coin_twins(value_plain: list[list[np.ndarray]], suit_plain: list[list[np.nd
             q = [[(fit_coin_symbol(c, template, crop_blur_mm=SYMBOL_CROP_BLUR_MM).scale - ace) / gap for c in copies]
                  for copies in (aces, sides)]
             unsteady = max(float(np.std(q[0])), float(np.std(q[1])))
-        read_unsteady, ace_reach, suit_reach = float("inf"), float("inf"), float("-inf")
+        read_unsteady, ace_reach = float("inf"), float("inf")
         if gap > 0:
             read_aces = _coin_augment(value_grid[r][1], _TWIN_READ_COPIES + 1, read_rng)[1:]
             read_sides = np.concatenate([_coin_augment(p, _TWIN_READ_COPIES // 2 + 1, read_rng)[1:]
@@ -822,12 +821,10 @@ def _coin_twins(value_plain: list[list[np.ndarray]], suit_plain: list[list[np.nd
             if all(len(q_) >= 2 for q_ in read_q):
                 read_unsteady = max(float(np.std(read_q[0])), float(np.std(read_q[1])))
                 ace_reach = float(np.max(read_q[0]))
-                suit_reach = float(np.min(read_q[1]))
         out[suit.value] = {"ace": round(ace, 4), "suit": round(suit_scale, 4), "spread": round(spread, 4),
                            "unsteady": round(min(unsteady, 99.0), 3),
                            "read_unsteady": round(min(read_unsteady, 99.0), 3),
-                           "ace_reach": round(min(ace_reach, 99.0), 3), "suit_reach": round(max(suit_reach, -99.0), 3),
-                           "symbol": np.round(level, 3).tolist()}
+                           "ace_reach": round(min(ace_reach, 99.0), 3), "symbol": np.round(level, 3).tolist()}
     return out
 
 

@@ -27,9 +27,8 @@ The position of the coin's scale between the taught two, ``q = (scale - ace) / (
   coin stays unclear (a hand over it, a coin half off its crop).
 
 Where teach's copies fit a suit unsteadily only because some were blurred beyond what the game reads (classic
-crowns; bold suns), the suit's suit sides are read from far beyond the farthest its read ace copies fitted (READ_FAR:
-the game's aces of these suits fit well above teach's), and its ace only from as far below the nearest its read suit
-side copies fitted (READ_FAR_ACE). The twins of those suits and the
+crowns; bold suns), the suit's suit sides are read from far beyond the farthest its read ace copies fitted, and its
+ace not at all (READ_FAR: the game's aces of these suits fit well above teach's). The twins of those suits and the
 suns are also read against the same frame's twins of their suit: as the suit side where another has less ink
 (by_ink), or fits its symbol far smaller (by_larger: a frame's ace fits below every suit side of its suit there).
 
@@ -110,15 +109,6 @@ _MOST_UNSTEADY = 0.6
 # sides fit anywhere from q -3.6 to 7.4) is not read by size at all.
 READ_FAR = True
 FAR_READ_SDS = 3.0
-# ... and the same suits' aces read from as far below the nearest a read copy of their suit sides fitted
-# (``suit_reach``), FAR_READ_SDS of ``read_unsteady`` below it, and no nearer than the band's usual edge. Measured
-# before choosing (twins-19: the bench's twins cropped at their true place at offsets 0-60, the fits the game reads):
-# bold suns aces q -0.71 to 0.3 (one at 0.98), suit sides from 0.45 (teach's read suit copies from 0.53, read_unsteady
-# 0.28: aces up to -0.30, 0.75 below the lowest game suit side); classic crowns aces -0.09 to 0.59 (game aces fit
-# ~0.3 above teach's), suit sides from 0.66 (teach's from 0.81, read_unsteady 0.185: aces up to 0.255, 0.40 below).
-# The game's suit sides of these suits lie lower than teach's copies, so the reach is taken from teach's copies
-# and the margin from the spread; the suit side's own rule above is one way from the other end.
-READ_FAR_ACE = True
 _MOST_READ_UNSTEADY = 0.45
 _KEPT_VERDICTS = 256
 # An unclear twin whose third reading is its suit's null (a bold sun's rays blur away, and what is left, its solid
@@ -226,9 +216,8 @@ class TwinSizes:
             self.suits[Suit(name)] = (self.symbols[Suit(name)], ace, suit, half_band)
         # verdicts by crop: a coin read unclear is read again at its best windows, often the same crop (a fit is
         # 25-40 ms on an idle core)
-        # suits read only far from the other twin's reach (READ_FAR, READ_FAR_ACE): symbol, ace, suit side, the q
-        # from which a twin is its suit side, and up to which it is its ace
-        self.far: dict[Suit, tuple[np.ndarray, float, float, float, float]] = {}
+        # suits read as their suit side only, far beyond their ace's reach (READ_FAR): symbol, ace, suit side, from q
+        self.far: dict[Suit, tuple[np.ndarray, float, float, float]] = {}
         for name, entry in (taught.get("coin_twins") or {}).items():
             suit = Suit(name)
             if suit in self.suits or not READ_FAR or float(entry["suit"]) - float(entry["ace"]) < _LEAST_GAP \
@@ -236,11 +225,7 @@ class TwinSizes:
                 continue  # a profile taught before teach measured its read copies has no read_unsteady
             suit_from = max(MIDDLE + _LEAST_HALF_BAND,
                             float(entry["ace_reach"]) + FAR_READ_SDS * float(entry["read_unsteady"]))
-            # a profile taught before teach measured its suit copies' reach reads no ace so (-inf)
-            ace_to = min(MIDDLE - _LEAST_HALF_BAND,
-                         float(entry["suit_reach"]) - FAR_READ_SDS * float(entry["read_unsteady"])) \
-                if READ_FAR_ACE and "suit_reach" in entry else float("-inf")
-            self.far[suit] = (self.symbols[suit], float(entry["ace"]), float(entry["suit"]), suit_from, ace_to)
+            self.far[suit] = (self.symbols[suit], float(entry["ace"]), float(entry["suit"]), suit_from)
         # every twin suit's taught ace and suit-side scales, read by size or not (by_larger's q)
         self.scales: dict[Suit, tuple[float, float]] = {
             Suit(name): (float(entry["ace"]), float(entry["suit"]))
@@ -336,20 +321,15 @@ class TwinSizes:
 
 
     def _judge_far(self, crop: np.ndarray, suit: Suit, turn_deg: float | None) -> TwinVerdict:
-        """A twin of a suit read only far from the other twin's reach (READ_FAR, READ_FAR_ACE). Its verdict is never
-        ``fitted``: its size doubts no sure twin and is no reference for the frame's (the twins' sizes are not
-        known well enough for either)."""
-        _, ace, suit_scale, suit_from, ace_to = self.far[suit]
+        """A twin of a suit read as its suit side only (READ_FAR). Its verdict is never ``fitted``: its size doubts
+        no sure twin and is no reference for the frame's (the ace's size is not known well enough for either)."""
+        _, ace, suit_scale, suit_from = self.far[suit]
         fit = self._fit(crop, suit, turn_deg)
         q = (fit.scale - ace) / (suit_scale - ace)
         if fit.residual <= _MOST_RESIDUAL and max(abs(fit.shift_mm[0]), abs(fit.shift_mm[1])) <= _MOST_SHIFT_MM \
-                and fit.sigma_mm <= _MOST_BLUR_MM:
-            if q >= suit_from:
-                return TwinVerdict("suit", q, fit.scale, fit.residual, "far larger than the ace", q - suit_from)
-            if q <= ace_to:
-                return TwinVerdict("value", q, fit.scale, fit.residual, "far smaller than the suit side", ace_to - q,
-                                   ace_to)
-        return TwinVerdict(None, q, fit.scale, fit.residual, "size not read this near the other twin")
+                and fit.sigma_mm <= _MOST_BLUR_MM and q >= suit_from:
+            return TwinVerdict("suit", q, fit.scale, fit.residual, "far larger than the ace", q - suit_from)
+        return TwinVerdict(None, q, fit.scale, fit.residual, "size not read this near the ace")
 
 
 def by_frame(twins: list[tuple[str | None, Suit, TwinVerdict]], sizes: TwinSizes) -> list[str | None]:

@@ -535,10 +535,8 @@ def test_teach_measures_how_steady_the_twins_sizes_are_where_the_game_reads_them
         sizes = TwinSizes(taught)
         assert {suit.value for suit in sizes.far} == far_suits[edition], sizes.far
         assert {suit.value for suit in sizes.suits} == steady_suits[edition], sizes.suits
-        # read from well beyond the suit's taught middle (0.5) both ways: the suit side from 0.8 up, the ace below
-        # the band's usual edge (0.3) at most (READ_FAR_ACE)
-        assert all(0.8 <= suit_from for _, _, _, suit_from, _ in sizes.far.values()), sizes.far
-        assert all(ace_to <= 0.3 for *_, ace_to in sizes.far.values()), sizes.far
+        # read from well beyond the suit's taught middle (0.5): its ace is not read by size
+        assert all(0.8 <= suit_from for *_, suit_from in sizes.far.values()), sizes.far
     assert taught_profile("classic").taught["coin_twins"]["suns"]["read_unsteady"] > 0.45
 
 
@@ -577,34 +575,6 @@ def test_aces_of_suits_read_one_way_are_never_read_as_their_suit_side(edition, f
     suit = "suns" if edition == "bold" else "crowns"
     truths, read = _sure_twins(frame, edition, lambda t: t["suit"] == suit and t["side"] == "value")
     assert truths and not read, read
-
-
-@pytest.mark.parametrize("seed", [1000, 1005])
-def test_aces_far_smaller_than_their_suit_sides_are_read_where_teach_fits_the_suit_unsteadily(seed, monkeypatch):
-    """Classic crowns aces were never read by size (READ_FAR reads that suit's suit sides only). The aces of coin
-    grids 1000 and 1005 fit q 0.13 and -0.08 (at their true place), below classic crowns' ``ace_to`` (0.255: the
-    nearest a read suit-side copy fitted in teach, 0.81, less three of the read copies' standard deviations, 0.185);
-    the bench's crowns suit sides fit 0.66 and more. With READ_FAR_ACE they are read as aces, rightly; without, they
-    stay "face unclear"."""
-    from detect_scenes import coin_grid_frame
-
-    read = _twins_read_off_and_on(monkeypatch, coin_grid_frame(seed, edition="classic"), "classic", "READ_FAR_ACE",
-                                  lambda truth: truth["suit"] == "crowns" and truth["side"] == "value")
-    assert len(read[True]) > len(read[False]), read
-
-
-@pytest.mark.parametrize("edition,family,seed", [("bold", "coin-grid", 1004), ("classic", "tile-backs", 1122),
-                                                 ("classic", "coin-grid", 1023), ("classic", "coin-grid", 1040)])
-def test_suit_sides_of_suits_read_one_way_are_never_read_as_their_ace(edition, family, seed):
-    """The bench's suit sides of the far suits that fitted smallest (at their true place: bold suns q 0.45 at coin
-    grid 1004, classic crowns 0.66-0.69 at tile backs 1122 and coin grids 1023 and 1040): with their aces read far
-    below (READ_FAR_ACE: bold suns up to -0.30, classic crowns up to 0.255), none is read as its ace."""
-    from detect_scenes import coin_grid_frame, tile_block_frame
-
-    frame = (coin_grid_frame if family == "coin-grid" else tile_block_frame)(seed, edition=edition)
-    suit = "suns" if edition == "bold" else "crowns"
-    truths, _ = _sure_twins(frame, edition, lambda t: t["suit"] == suit and t["side"] == "suit")
-    assert truths
 
 
 def test_blurred_twins_of_a_suit_read_one_way_still_have_their_null_ruled_out():
