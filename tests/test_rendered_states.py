@@ -256,6 +256,27 @@ def test_a_kid_whose_rims_pull_the_fit_off_both_is_found_and_the_state_read():
     assert reading.text == case.text and state_json(reading.state) == case.state, reading.text
 
 
+def test_a_blurred_coin_whose_rim_fits_plainly_is_reported_and_the_set_names_its_suit():
+    """Slides of Action bold 100 (bench_states' dev position): the crowns coin on cell (2, 1) of the shaken
+    lower half shows a plain rim (match 0.85, support 1.0) but its washed-out crown correlates 0.70, under the
+    profile's floor: it was left out and the board read "4 crowns coins where it has 5". Reported as a coin of a
+    face not read (no sure face), the five-coins-a-suit rule names it crowns and the state reads exactly."""
+    from calibration.profile import load_profile
+    from calibration.table_calibration import calibrate_from_sheet
+    from tableside.frame_input import GAME_KINDS, _detect
+    from tableside.reading import all_pieces, read_state
+
+    case = state_case("slides-of-action", "bold", 100)
+    image = case.frame.image
+    detection = _detect(image, calibrate_from_sheet(image), load_profile(_profile("bold")),
+                        GAME_KINDS["slides-of-action"])
+    near = [p for p in all_pieces(detection) if (p.x_mm - 134.5) ** 2 + (p.y_mm - 247.0) ** 2 < 5.0**2]
+    assert len(near) == 1 and near[0].kind.value == "coin", near
+    assert near[0].uncertain and near[0].suit is None, near[0]  # never a sure face it does not show
+    reading = read_state(detection, "slides-of-action")
+    assert reading.text == case.text and state_json(reading.state) == case.state, reading.text
+
+
 def test_a_classic_print_doubted_for_its_colour_is_not_read_as_an_adult():
     """Trampo-Land classic 149 (states, a seed outside the bench's): the suns ace on the bare trampoline 1 was fitted
     as a pawn "colour unclear: suns or crowns" over the coin, seen whole beside it, and read as an adult: a wrong
