@@ -231,6 +231,21 @@ def test_a_kid_on_its_trampoline_is_reported(edition, seed, at, expected, monkey
             assert reading.text == case.text and state_json(reading.state) == case.state
 
 
+def _detected_near(game: str, edition: str, seed: int, at_mm: tuple[float, float]):
+    """The rendered state case of ``game``/``edition``/``seed``, its detection (the game's kinds, calibrated from the
+    sheet, the edition's taught profile) and the pieces within 5 mm of ``at_mm``."""
+    from calibration.profile import load_profile
+    from calibration.table_calibration import calibrate_from_sheet
+    from tableside.frame_input import GAME_KINDS, _detect
+    from tableside.reading import all_pieces
+
+    case = state_case(game, edition, seed)
+    image = case.frame.image
+    detection = _detect(image, calibrate_from_sheet(image), load_profile(_profile(edition)), GAME_KINDS[game])
+    near = [p for p in all_pieces(detection) if (p.x_mm - at_mm[0]) ** 2 + (p.y_mm - at_mm[1]) ** 2 < 5.0**2]
+    return case, detection, near
+
+
 def test_a_kid_whose_rims_pull_the_fit_off_both_is_found_and_the_state_read():
     """Trampo-Land classic 100 (bench_states' dev position): the suns kid on trampoline 6, plainly visible on its
     trampoline, was not reported at all ("trampoline 6 is not seen"): its strong vote peak's rim fit ran 3.5 mm off
@@ -238,16 +253,9 @@ def test_a_kid_whose_rims_pull_the_fit_off_both_is_found_and_the_state_read():
     side"). Fitted again around the peak, it is an uncertain coin lying on a coin (a kid), and no figure is looked
     for on it (the figure search fitted a die reading no face on the stack). The set settles trampoline 8's suns
     coin, so the state reads exactly."""
-    from calibration.profile import load_profile
-    from calibration.table_calibration import calibrate_from_sheet
-    from tableside.frame_input import GAME_KINDS, _detect
-    from tableside.reading import all_pieces, read_state
+    from tableside.reading import read_state
 
-    case = state_case("trampo-land", "classic", 100)
-    image = case.frame.image
-    detection = _detect(image, calibrate_from_sheet(image), load_profile(_profile("classic")),
-                        GAME_KINDS["trampo-land"])
-    near = [p for p in all_pieces(detection) if (p.x_mm - 180.5) ** 2 + (p.y_mm - 209.0) ** 2 < 5.0**2]
+    case, detection, near = _detected_near("trampo-land", "classic", 100, (180.5, 209.0))
     assert len(near) == 1 and near[0].kind.value == "coin", near
     kid = near[0]
     assert kid.uncertain and {suit.value for suit, _, _ in kid.could_be} == {"suns"}, kid
@@ -261,16 +269,9 @@ def test_a_blurred_coin_whose_rim_fits_plainly_is_reported_and_the_set_names_its
     lower half shows a plain rim (match 0.85, support 1.0) but its washed-out crown correlates 0.70, under the
     profile's floor: it was left out and the board read "4 crowns coins where it has 5". Reported as a coin of a
     face not read (no sure face), the five-coins-a-suit rule names it crowns and the state reads exactly."""
-    from calibration.profile import load_profile
-    from calibration.table_calibration import calibrate_from_sheet
-    from tableside.frame_input import GAME_KINDS, _detect
-    from tableside.reading import all_pieces, read_state
+    from tableside.reading import read_state
 
-    case = state_case("slides-of-action", "bold", 100)
-    image = case.frame.image
-    detection = _detect(image, calibrate_from_sheet(image), load_profile(_profile("bold")),
-                        GAME_KINDS["slides-of-action"])
-    near = [p for p in all_pieces(detection) if (p.x_mm - 134.5) ** 2 + (p.y_mm - 247.0) ** 2 < 5.0**2]
+    case, detection, near = _detected_near("slides-of-action", "bold", 100, (134.5, 247.0))
     assert len(near) == 1 and near[0].kind.value == "coin", near
     assert near[0].uncertain and near[0].suit is None, near[0]  # never a sure face it does not show
     reading = read_state(detection, "slides-of-action")

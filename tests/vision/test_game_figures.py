@@ -321,24 +321,31 @@ def test_a_kid_on_a_trampoline_whose_suit_prints_under_it_is_a_sure_pawn():
         assert [(p.kind.value, p.suit.value) for p in near] == [("pawn", pawn["suit"])], (pawn, near)
 
 
+def _assert_dice_read_surely(edition: str, seed: int, suit: str, tops: tuple[int, ...]) -> None:
+    """On the dice-on-coins scene of ``edition`` and ``seed``: the dice of ``suit`` showing ``tops`` are each one
+    sure die of that suit showing that face where they stand, no sure figure is wrong, and every sure die shows the
+    face of the die nearest it."""
+    detection, truth = _dice_on_coins(edition, seed)
+    assert _sure_figures_right(detection, truth) == []
+    for top in tops:
+        die = next(t for t in truth if t["kind"] == "die" and t["suit"] == suit and t["top"] == top)
+        near = [p for p in detection.pieces + detection.uncertain
+                if math.hypot(p.x_mm - die["x_mm"], p.y_mm - die["y_mm"]) < 3.0]
+        assert [(p.kind.value, p.suit.value, p.rank, p.uncertain) for p in near] == [("die", suit, top, False)], [
+            (p.kind, p.suit, p.rank, p.reason) for p in near]
+    for p in detection.pieces:
+        if p.kind.value == "die":
+            near = min(truth, key=lambda t: math.hypot(t["x_mm"] - p.x_mm, t["y_mm"] - p.y_mm))
+            assert p.rank == near["top"], (p.rank, near)
+
+
 def test_a_die_fitted_as_a_pawn_whose_top_shows_its_face_plainly_is_that_die():
     """Default edition, dice and pawns on a coin grid (seed 601): the suns 4 and the suns 2, each on its coin, fitted
     the pawn model better than the die model; the die model fitted around them shows their faces plainly (read surely,
     0.92-0.94), so they were "a pawn or a die". A pawn's top shows no such mark (real pawns' best: 0.68): the die
     model refitted from the fit that showed the face reads the same face surely, so each is a sure suns die showing its
     face where it stands, and no sure figure is wrong."""
-    detection, truth = _dice_on_coins("default", 601)
-    assert _sure_figures_right(detection, truth) == []
-    for top in (4, 2):
-        die = next(t for t in truth if t["kind"] == "die" and t["suit"] == "suns" and t["top"] == top)
-        near = [p for p in detection.pieces + detection.uncertain
-                if math.hypot(p.x_mm - die["x_mm"], p.y_mm - die["y_mm"]) < 3.0]
-        assert [(p.kind.value, p.suit.value, p.rank, p.uncertain) for p in near] == [("die", "suns", top, False)], [
-            (p.kind, p.suit, p.rank, p.reason) for p in near]
-    for p in detection.pieces:
-        if p.kind.value == "die":
-            near = min(truth, key=lambda t: math.hypot(t["x_mm"] - p.x_mm, t["y_mm"] - p.y_mm))
-            assert p.rank == near["top"], (p.rank, near)
+    _assert_dice_read_surely("default", 601, "suns", (4, 2))
 
 
 def test_a_numeral_on_a_gold_crowns_die_is_told_from_the_crown_ace():
@@ -346,18 +353,7 @@ def test_a_numeral_on_a_gold_crowns_die_is_told_from_the_crown_ace():
     to see, but the crowns ace, recovered from the tiles as a blurred blob, matched them nearly as well as their own
     numerals ("die face unclear: 3 or 1", "2 or 1"). Each numeral matches its drawing well (0.88-0.90) and its ink
     follows it where it and the crown differ (0.39): both are read surely, and no sure die shows a wrong face."""
-    detection, truth = _dice_on_coins("classic", 604)
-    assert _sure_figures_right(detection, truth) == []
-    for top in (3, 2):
-        die = next(t for t in truth if t["kind"] == "die" and t["suit"] == "crowns" and t["top"] == top)
-        near = [p for p in detection.pieces + detection.uncertain
-                if math.hypot(p.x_mm - die["x_mm"], p.y_mm - die["y_mm"]) < 3.0]
-        assert [(p.kind.value, p.suit.value, p.rank, p.uncertain) for p in near] == [("die", "crowns", top, False)], [
-            (p.kind, p.suit, p.rank, p.reason) for p in near]
-    for p in detection.pieces:
-        if p.kind.value == "die":
-            near = min(truth, key=lambda t: math.hypot(t["x_mm"] - p.x_mm, t["y_mm"] - p.y_mm))
-            assert p.rank == near["top"], (p.rank, near)
+    _assert_dice_read_surely("classic", 604, "crowns", (3, 2))
 
 
 def test_a_meeple_whose_head_reads_faintly_as_a_die_face_is_a_pawn():
